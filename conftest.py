@@ -1,0 +1,3 @@
+import os
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")

@@ -1,0 +1,57 @@
+"""System checks for models djony cannot map completely.
+
+``djony.W001``: a field is left out of the entity (unknown field type, or a
+relation to a model without an entity).  ``djony.W002``: a relation is only
+partly mapped (``to_field`` or an explicit ``through`` model).  ``djony.W003``:
+the model has its own ``p`` attribute, so ``Model.p`` is not djony's entity.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.apps import apps
+from django.core import checks
+
+from djony.mapping import declare_entities, mapped_models
+
+
+def check_mapping(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    from pony.orm import Database
+
+    from djony.descriptor import EntityDescriptor
+
+    if app_configs is None:
+        models = apps.get_models()
+    else:
+        models = [m for config in app_configs for m in config.get_models()]
+    messages: list[checks.CheckMessage] = []
+    for model in mapped_models(list(models)):
+        if not isinstance(model.__dict__.get("p", EntityDescriptor()), EntityDescriptor):
+            messages.append(
+                checks.Warning(
+                    f"{model._meta.label} defines its own attribute 'p', so Model.p is not "
+                    "its Pony entity.",
+                    hint="Use djony.registry.entity_for(Model) to reach the entity.",
+                    obj=model,
+                    id="djony.W003",
+                )
+            )
+    try:
+        # Declared in a throwaway Database: checks never need a connection.
+        entities = declare_entities(Database(), list(apps.get_models()))
+    except NotImplementedError as exc:
+        return [*messages, checks.Error(f"djony cannot map the models: {exc}", id="djony.E001")]
+    for model in mapped_models(list(models)):
+        info = entities[model]._djony_info_
+        for name, reason in info.unmapped.items():
+            partial = reason.startswith(("to_field=", "through="))
+            messages.append(
+                checks.Warning(
+                    f"{model._meta.label}.{name} is {'partly ' if partial else 'not '}mapped by djony: {reason}.",
+                    hint=None if partial else "Add its internal type to the DJONY_DATA_TYPES setting.",
+                    obj=model._meta.get_field(name),
+                    id="djony.W002" if partial else "djony.W001",
+                )
+            )
+    return messages

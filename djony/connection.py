@@ -1,0 +1,227 @@
+"""The bridge that makes Pony run on the connection Django holds.
+
+Pony normally owns its connections: it opens them, switches autocommit,
+issues ``BEGIN IMMEDIATE``, commits, rolls back and, on PostgreSQL, runs
+``DISCARD ALL`` when it is done.  None of that may happen to a connection
+Django owns, so this module gives Pony:
+
+* :class:`DjangoPool`, a "pool" that hands out ``connections[alias]`` for the
+  current thread (Django's own ``DatabaseWrapper``, so ``CONN_MAX_AGE``,
+  ``close_old_connections`` and reconnects keep working), and
+* :func:`provider_class`, a subclass of each Pony provider whose transaction
+  hooks defer to Django: a Pony ``db_session`` that writes runs inside a
+  ``transaction.atomic()`` of its own.  Outside any atomic block that is a
+  transaction which commits when the session ends; inside one it is a
+  savepoint, so Pony never commits or rolls back a transaction Django owns.
+
+Every statement goes through Django's cursor wrapper, so Pony's queries
+appear in ``connection.queries``, ``assertNumQueries`` and
+``CaptureQueriesContext`` and pass through ``connection.execute_wrapper``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import connections, transaction
+from django.db.utils import Error as DjangoDatabaseError
+from pony.orm.dbapiprovider import wrap_dbapi_exceptions
+
+from djony import converters
+
+
+class PonyCursor:
+    """A Django cursor, re-raising the driver's own exceptions.
+
+    Django turns driver exceptions into ``django.db.utils`` ones; Pony only
+    understands the driver's (which it turns into ``pony.orm`` exceptions).
+    Django has already recorded the error on the connection by then, so its
+    health checks still see it.
+    """
+
+    __slots__ = ("_cursor",)
+
+    def __init__(self, cursor: Any) -> None:
+        self._cursor = cursor
+
+    def execute(self, sql: str, params: Any = None) -> Any:
+        try:
+            return self._cursor.execute(sql, params)
+        except DjangoDatabaseError as exc:
+            raise (exc.__cause__ or exc) from None
+
+    def executemany(self, sql: str, param_list: Any) -> Any:
+        try:
+            return self._cursor.executemany(sql, param_list)
+        except DjangoDatabaseError as exc:
+            raise (exc.__cause__ or exc) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cursor, name)
+
+    def __iter__(self):
+        return iter(self._cursor)
+
+
+class PonyConnection:
+    """What Pony holds as "the connection": Django's wrapper for one alias."""
+
+    __slots__ = ("django",)
+
+    def __init__(self, django_connection: Any) -> None:
+        self.django = django_connection
+
+    def cursor(self) -> PonyCursor:
+        return PonyCursor(self.django.cursor())
+
+    def __getattr__(self, name: str) -> Any:
+        # server_version and friends, read by Pony's inspect_connection().
+        return getattr(self.django.connection, name)
+
+
+class DjangoPool:
+    """Pony's pool interface, backed by ``django.db.connections[alias]``.
+
+    ``connections[alias]`` is already per thread, so this object is shared
+    by all threads.  Releasing or dropping a connection is Django's business
+    (request end, ``close_old_connections``), never Pony's.
+    """
+
+    def __init__(self, alias: str) -> None:
+        self.alias = alias
+
+    def connect(self) -> tuple[PonyConnection, bool]:
+        django_connection = connections[self.alias]
+        django_connection.ensure_connection()
+        converters.prepare_raw_connection(django_connection)
+        return PonyConnection(django_connection), False
+
+    def release(self, connection: PonyConnection) -> None:
+        """Django keeps the connection; nothing to hand back."""
+
+    def drop(self, connection: PonyConnection) -> None:
+        """A failed connection is closed by Django at the end of the request."""
+
+    def disconnect(self) -> None:
+        """Django closes its connections itself."""
+
+
+class DjangoTransactionsMixin:
+    """Pony provider hooks that leave transactions to Django.
+
+    ``set_transaction_mode`` is where Pony starts a transaction before its
+    first write; here it enters ``transaction.atomic(using=alias)`` instead.
+    ``commit`` and ``rollback`` leave that atomic block, which commits (or
+    releases the savepoint) or rolls back exactly what Pony did.
+    """
+
+    alias: str
+
+    def _atomic(self, cache: Any) -> Any:
+        return getattr(cache, "djony_atomic", None)
+
+    @wrap_dbapi_exceptions
+    def set_transaction_mode(self, connection: PonyConnection, cache: Any) -> None:
+        if not cache.immediate or self._atomic(cache) is not None:
+            return
+        atomic = transaction.atomic(using=self.alias)
+        atomic.__enter__()
+        cache.djony_atomic = atomic
+        cache.in_transaction = True
+
+    def _leave_atomic(self, cache: Any, failed: bool) -> None:
+        atomic = self._atomic(cache)
+        if atomic is None:
+            return
+        cache.djony_atomic = None
+        if failed:
+            error = RuntimeError("Pony db_session rolled back")
+            atomic.__exit__(RuntimeError, error, None)
+        else:
+            atomic.__exit__(None, None, None)
+
+    def commit(self, connection: PonyConnection, cache: Any = None) -> None:
+        if cache is not None:
+            try:
+                self._leave_atomic(cache, failed=False)
+            finally:
+                cache.in_transaction = False
+
+    def rollback(self, connection: PonyConnection, cache: Any = None) -> None:
+        if cache is not None:
+            try:
+                self._leave_atomic(cache, failed=True)
+            finally:
+                cache.in_transaction = False
+
+    def release(self, connection: PonyConnection, cache: Any = None) -> None:
+        if cache is not None and self._atomic(cache) is not None:
+            self.rollback(connection, cache)
+
+    def drop(self, connection: PonyConnection, cache: Any = None) -> None:
+        self.release(connection, cache)
+
+    def disconnect(self) -> None:
+        """Django owns the connections."""
+
+    def should_reconnect(self, exc: Exception) -> bool:
+        # Django reconnects between requests; a query never silently retries
+        # on a new connection in the middle of a transaction.
+        return False
+
+
+def provider_class(vendor: str) -> type:
+    """The Pony provider class for a Django database vendor, bridged to Django."""
+    base = _base_provider(vendor)
+    return type(
+        "Django" + base.__name__,
+        (DjangoTransactionsMixin, base),
+        {"converter_classes": converters.converter_classes(vendor, base)},
+    )
+
+
+def _base_provider(vendor: str) -> type:
+    if vendor == "sqlite":
+        from pony.orm.dbproviders.sqlite import SQLiteProvider
+
+        return SQLiteProvider
+    if vendor == "postgresql":
+        from pony.orm.dbproviders.postgres import PGProvider
+
+        return PGProvider
+    if vendor == "mysql":
+        from pony.orm.dbproviders.mysql import MySQLProvider
+
+        return MySQLProvider
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(
+        f"djony supports the sqlite, postgresql and mysql database backends; "
+        f"this database uses {vendor!r}. Leave this alias out of djony."
+    )
+
+
+def bind(database: Any, alias: str) -> None:
+    """Bind a Pony ``Database`` to the Django database ``alias``."""
+    django_connection = connections[alias]
+    _check_driver(alias, django_connection)
+    provider = provider_class(django_connection.vendor)
+    provider.alias = alias
+    kwargs: dict[str, Any] = {"pony_pool_mockup": DjangoPool(alias)}
+    if django_connection.vendor == "sqlite":
+        kwargs["filename"] = ":memory:"  # unused: the pool hands out Django's
+    database.bind(provider, **kwargs)
+
+
+def _check_driver(alias: str, django_connection: Any) -> None:
+    if django_connection.vendor != "postgresql":
+        return
+    module = getattr(django_connection.Database, "__name__", "")
+    if not module.startswith("psycopg2"):
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(
+            f"Database {alias!r} uses the {module!r} driver, but Pony ORM 0.7 "
+            "speaks psycopg2 only. Install psycopg2 (pip install psycopg2-binary) "
+            "and uninstall psycopg, so Django picks psycopg2 too."
+        )

@@ -1,0 +1,223 @@
+"""Pony value converters that store values exactly as Django does.
+
+Pony and Django disagree on how some types live in the database: Pony keeps
+UUIDs as 16 raw bytes and durations as fractions of a day on SQLite, while
+Django keeps 32 hex characters and whole microseconds; Django keeps aware
+datetimes as naive UTC on SQLite and MySQL.  The converters here follow
+Django's ``DatabaseOperations`` for each backend, so rows written by either
+ORM read back identically through the other, and query parameters compare
+against Django's stored values.
+
+:func:`converter_classes` builds a provider's converter table (Pony picks a
+converter by the Python type of the attribute or parameter, first match
+wins).  :func:`prepare_raw_connection` registers the SQL functions Pony's
+SQLite dialect calls on a connection Django opened.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+from pony.orm import dbapiprovider, ormtypes
+
+UTC = datetime.timezone.utc
+
+
+def _to_naive_utc(value: datetime.datetime) -> datetime.datetime:
+    """The value Django stores for a datetime on SQLite and MySQL."""
+    if timezone.is_aware(value):
+        if not settings.USE_TZ:
+            raise ValueError(
+                f"{value!r} is timezone-aware but USE_TZ is False; "
+                "pass a naive datetime or set USE_TZ = True."
+            )
+        return value.astimezone(UTC).replace(tzinfo=None)
+    return value
+
+
+def _aware_if_use_tz(value: datetime.datetime) -> datetime.datetime:
+    if settings.USE_TZ and timezone.is_naive(value):
+        return value.replace(tzinfo=UTC)
+    return value
+
+
+class DatetimeConverter(dbapiprovider.DatetimeConverter):
+    """Aware datetimes in Python, naive UTC in columns that have no zone."""
+
+    def validate(self, val: Any, obj: Any = None) -> Any:
+        val = super().validate(val, obj)
+        if settings.USE_TZ and timezone.is_naive(val):
+            # What Django does (with a RuntimeWarning): read it in the current zone.
+            val = timezone.make_aware(val, timezone.get_current_timezone())
+        return val
+
+    def py2sql(self, val: datetime.datetime) -> Any:
+        return str(_to_naive_utc(val))
+
+    def sql2py(self, val: Any) -> Any:
+        if isinstance(val, str):
+            val = datetime.datetime.fromisoformat(val)
+        return _aware_if_use_tz(val)
+
+
+class PGDatetimeConverter(DatetimeConverter):
+    """PostgreSQL keeps zones itself; psycopg2 returns what Django returns."""
+
+    def py2sql(self, val: datetime.datetime) -> Any:
+        return val
+
+    def sql2py(self, val: Any) -> Any:
+        return val
+
+
+class TimeConverter(dbapiprovider.TimeConverter):
+    def py2sql(self, val: datetime.time) -> Any:
+        return str(val)
+
+    def sql2py(self, val: Any) -> Any:
+        if isinstance(val, str):
+            return datetime.time.fromisoformat(val)
+        if isinstance(val, datetime.timedelta):  # MySQLdb without Django's conv
+            return (datetime.datetime.min + val).time()
+        return val
+
+
+class MicrosecondsDurationConverter(dbapiprovider.TimedeltaConverter):
+    """Django's DurationField on backends without an interval type: bigint µs."""
+
+    def py2sql(self, val: datetime.timedelta) -> int:
+        return (val.days * 86400 + val.seconds) * 1_000_000 + val.microseconds
+
+    def sql2py(self, val: Any) -> Any:
+        if isinstance(val, datetime.timedelta):
+            return val
+        return datetime.timedelta(microseconds=int(val))
+
+
+class HexUUIDConverter(dbapiprovider.UuidConverter):
+    """Django's UUIDField on backends without a uuid type: char(32) hex."""
+
+    def py2sql(self, val: uuid.UUID) -> str:
+        return val.hex
+
+    def sql2py(self, val: Any) -> Any:
+        if isinstance(val, uuid.UUID):
+            return val
+        return uuid.UUID(hex=val)
+
+
+class DecimalConverter(dbapiprovider.DecimalConverter):
+    """Decimals with any scale (Pony refuses ``decimal_places=0``)."""
+
+    def init(self, kwargs: dict) -> None:
+        attr = self.attr
+        self.precision = kwargs.pop("precision", 65)
+        self.scale = kwargs.pop("scale", 0)
+        self.exp = decimal.Decimal(1).scaleb(-self.scale)
+        self.context = decimal.Context(prec=self.precision)
+        self.min_val = kwargs.pop("min", None)
+        self.max_val = kwargs.pop("max", None)
+        if attr.args:
+            raise TypeError(f"{attr}: pass precision and scale as keywords")
+
+    def py2sql(self, val: Any) -> Any:
+        return val
+
+    def sql2py(self, val: Any) -> Any:
+        if isinstance(val, decimal.Decimal):
+            return val
+        return decimal.Decimal(val)
+
+
+class SQLiteDecimalConverter(DecimalConverter):
+    """SQLite's NUMERIC affinity hands back int or float; round as Django does."""
+
+    _from_float = decimal.Context(prec=15).create_decimal_from_float
+
+    def py2sql(self, val: Any) -> str:
+        return str(val)
+
+    def sql2py(self, val: Any) -> Any:
+        if isinstance(val, (int, float)):
+            value = self._from_float(val)
+        else:
+            value = decimal.Decimal(val)
+        if self.attr is None:
+            return value
+        return value.quantize(self.exp, context=self.context)
+
+
+class JsonConverter(dbapiprovider.JsonConverter):
+    """JSON text byte-for-byte as Django's JSONField writes it."""
+
+    json_kwargs: dict = {}
+
+
+class BoolConverter(dbapiprovider.BoolConverter):
+    def sql2py(self, val: Any) -> Any:
+        return bool(val)
+
+
+_COMMON = {
+    datetime.datetime: DatetimeConverter,
+    datetime.time: TimeConverter,
+    datetime.timedelta: MicrosecondsDurationConverter,
+    uuid.UUID: HexUUIDConverter,
+    decimal.Decimal: DecimalConverter,
+    ormtypes.Json: JsonConverter,
+    bool: BoolConverter,
+}
+
+_OVERRIDES: dict[str, dict[type, type]] = {
+    "sqlite": {**_COMMON, decimal.Decimal: SQLiteDecimalConverter},
+    "mysql": dict(_COMMON),
+    "postgresql": {
+        datetime.datetime: PGDatetimeConverter,
+        decimal.Decimal: DecimalConverter,
+        ormtypes.Json: JsonConverter,
+    },
+}
+
+
+def converter_classes(vendor: str, provider: type) -> list[tuple[Any, type]]:
+    """The provider's converter table with Django's storage conventions."""
+    overrides = _OVERRIDES.get(vendor, {})
+    table = []
+    for py_type, converter in provider.converter_classes:
+        replacement = overrides.get(py_type) if isinstance(py_type, type) else None
+        if replacement is not None and issubclass(replacement, converter):
+            converter = replacement
+        elif replacement is not None:
+            converter = type(replacement.__name__, (replacement, converter), {})
+        table.append((py_type, converter))
+    return table
+
+
+def prepare_raw_connection(django_connection: Any) -> None:
+    """Register the SQL functions Pony's SQLite dialect calls, once per connection."""
+    if django_connection.vendor != "sqlite":
+        return
+    raw = django_connection.connection
+    if getattr(django_connection, "_djony_prepared", None) is raw:
+        return
+    from pony.orm.dbproviders import sqlite as pony_sqlite
+
+    functions = {
+        "power": (2, pow),
+        "py_upper": (1, pony_sqlite.py_upper),
+        "py_lower": (1, pony_sqlite.py_lower),
+        "py_json_unwrap": (1, pony_sqlite.py_json_unwrap),
+        "py_json_extract": (-1, pony_sqlite.py_json_extract),
+        "py_json_contains": (3, pony_sqlite.py_json_contains),
+        "py_json_nonzero": (2, pony_sqlite.py_json_nonzero),
+        "py_json_array_length": (-1, pony_sqlite.py_json_array_length),
+        "py_string_slice": (3, pony_sqlite.py_string_slice),
+    }
+    for name, (num_params, func) in functions.items():
+        raw.create_function(name, num_params, func)
+    django_connection._djony_prepared = raw

@@ -1,0 +1,333 @@
+"""One Django model -> one Pony entity declaration.
+
+:func:`declare_entities` reads the ``_meta`` of every concrete model and
+declares, in one Pony ``Database``, an entity over the same table: the same
+columns, the same relations (with Django's reverse accessor names), the same
+defaults.  Nothing here touches the database; the caller generates the
+mapping without creating or checking tables.
+
+What Pony cannot express natively is built from Django's metadata:
+
+* multi-table inheritance: the child's primary key is a relation to the
+  parent, and the parent's fields are properties on the child that go
+  through that link (:attr:`EntityInfo.paths` says how to reach each field
+  in a query);
+* a ``ForeignKey`` with ``to_field``: the raw column is an attribute named
+  after Django's ``attname``, and the relation a read-only property;
+* an explicit ``through`` model: an entity of its own, the many-to-many field
+  a property returning a Pony query;
+* ``on_delete`` and ``auto_now``: hooks on the entity (see
+  :mod:`djony.deletion`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field as dataclass_field
+from typing import Any
+
+from django.db import models
+from pony.orm import Optional, PrimaryKey, Required, Set, select
+
+from djony import deletion
+from djony.types import ColumnType, column_type, data_types
+
+
+@dataclass
+class EntityInfo:
+    """What djony knows about one mapped model."""
+
+    model: type[models.Model]
+    name: str
+    #: Django field name -> attribute names to follow from this entity.
+    paths: dict[str, tuple[str, ...]] = dataclass_field(default_factory=dict)
+    #: Fields left out, with the reason (reported by the system checks).
+    unmapped: dict[str, str] = dataclass_field(default_factory=dict)
+
+
+def mapped_models(all_models: list[type[models.Model]]) -> list[type[models.Model]]:
+    """The models that get an entity: concrete, not proxies, not swapped out."""
+    return [
+        model
+        for model in all_models
+        if not model._meta.abstract and not model._meta.proxy and not model._meta.swapped
+    ]
+
+
+def entity_names(model_list: list[type[models.Model]]) -> dict[type[models.Model], str]:
+    """``ModelName``, or ``app_label_ModelName`` where two apps share a model name."""
+    counts: dict[str, int] = {}
+    for model in model_list:
+        counts[model._meta.object_name] = counts.get(model._meta.object_name, 0) + 1
+    return {
+        model: model._meta.object_name
+        if counts[model._meta.object_name] == 1
+        else f"{model._meta.app_label}_{model._meta.object_name}"
+        for model in model_list
+    }
+
+
+def hidden_name(field: models.Field) -> str:
+    """A reverse attribute name for ``related_name='+'`` that cannot clash."""
+    meta = field.model._meta
+    return f"_djony_{meta.app_label}_{meta.model_name}_{field.name}_rev"
+
+
+def reverse_name(field: models.Field) -> str:
+    """The attribute name of the reverse side of a relation field."""
+    rel = field.remote_field
+    hidden = rel.hidden if hasattr(rel, "hidden") else rel.is_hidden()  # Django 5.1+ / 4.2
+    if hidden:
+        return hidden_name(field)
+    return field.remote_field.get_accessor_name()
+
+
+class _Declarer:
+    """Builds the class dictionaries of all entities of one database."""
+
+    def __init__(self, database: Any, model_list: list[type[models.Model]]) -> None:
+        self.database = database
+        self.models = mapped_models(model_list)
+        self.names = entity_names(self.models)
+        self.types = data_types()
+        self.bodies: dict[type[models.Model], dict[str, Any]] = {m: {} for m in self.models}
+        self.infos = {m: EntityInfo(m, self.names[m]) for m in self.models}
+
+    def target(self, field: models.Field) -> type[models.Model] | None:
+        model = field.remote_field.model._meta.concrete_model
+        return model if model in self.names else None
+
+    def declare(self) -> dict[type[models.Model], Any]:
+        for model in self.models:
+            self.declare_primary_key(model)
+            for field in model._meta.local_concrete_fields:
+                if not field.primary_key:
+                    self.declare_field(model, field)
+            for field in model._meta.local_many_to_many:
+                self.declare_many_to_many(model, field)
+        for model in self.models:
+            self.declare_inherited(model)
+        entities = {}
+        for model in self.models:
+            body = self.bodies[model]
+            body["_table_"] = model._meta.db_table
+            body["_djony_info_"] = self.infos[model]
+            body.update(deletion.entity_hooks(model))
+            entities[model] = type(self.names[model], (self.database.Entity,), body)
+        return entities
+
+    def unmapped(self, model: type[models.Model], field: models.Field, reason: str) -> None:
+        self.infos[model].unmapped[field.name] = reason
+        self.bodies[model][field.name] = _unmapped_property(model, field, reason)
+
+    def scalar(self, field: models.Field) -> ColumnType | None:
+        return column_type(field, self.types)
+
+    def declare_primary_key(self, model: type[models.Model]) -> None:
+        pk = model._meta.pk
+        info = self.infos[model]
+        if pk.is_relation:
+            target = self.target(pk)
+            if target is None:
+                raise NotImplementedError(
+                    f"{model._meta.label}.{pk.name}: the primary key refers to "
+                    f"{pk.remote_field.model._meta.label}, which djony does not map."
+                )
+            self.bodies[model][pk.name] = PrimaryKey(
+                self.names[target], column=pk.column, reverse=reverse_name(pk)
+            )
+            self.bodies[target][reverse_name(pk)] = Optional(
+                self.names[model], reverse=pk.name, cascade_delete=True
+            )
+            info.paths[pk.name] = (pk.name,)
+            return
+        kind = self.scalar(pk)
+        if kind is None:
+            raise NotImplementedError(
+                f"{model._meta.label}.{pk.name}: djony cannot map a primary key of type "
+                f"{pk.get_internal_type()}; add it to DJONY_DATA_TYPES."
+            )
+        options = dict(kind.options)
+        if isinstance(pk, models.AutoField) or pk.get_internal_type().endswith("AutoField"):
+            options["auto"] = True
+        elif pk.has_default():
+            options["default"] = pk.get_default
+        self.bodies[model][pk.name] = PrimaryKey(kind.py_type, column=pk.column, **options)
+        info.paths[pk.name] = (pk.name,)
+
+    def declare_field(self, model: type[models.Model], field: models.Field) -> None:
+        body, info = self.bodies[model], self.infos[model]
+        if field.is_relation:
+            self.declare_relation(model, field)
+            return
+        kind = self.scalar(field)
+        if kind is None:
+            self.unmapped(
+                model,
+                field,
+                f"djony has no column type for {field.get_internal_type()!r}; map it "
+                f"with DJONY_DATA_TYPES = {{{field.get_internal_type()!r}: ...}}",
+            )
+            return
+        options = dict(kind.options)
+        default = _default(field)
+        if default is not None:
+            options["default"] = default
+        body[field.name] = Optional(
+            kind.py_type, column=field.column, nullable=True, unique=field.unique or None, **options
+        )
+        info.paths[field.name] = (field.name,)
+
+    def declare_relation(self, model: type[models.Model], field: models.Field) -> None:
+        body, info = self.bodies[model], self.infos[model]
+        target = self.target(field)
+        if target is None:
+            self.unmapped(
+                model, field, f"it refers to {field.remote_field.model._meta.label}, which has no entity"
+            )
+            return
+        if field.target_field != target._meta.pk:
+            self.declare_to_field_relation(model, field, target)
+            return
+        rev = reverse_name(field)
+        kind = Optional if field.null else Required
+        options: dict[str, Any] = {"column": field.column, "reverse": rev}
+        if field.null:
+            options["nullable"] = True
+        body[field.name] = kind(self.names[target], **options)
+        info.paths[field.name] = (field.name,)
+        cascade = field.remote_field.on_delete is models.CASCADE
+        if field.one_to_one:
+            self.bodies[target][rev] = Optional(
+                self.names[model], reverse=field.name, cascade_delete=cascade
+            )
+        else:
+            self.bodies[target][rev] = Set(
+                self.names[model], reverse=field.name, cascade_delete=cascade
+            )
+
+    def declare_to_field_relation(
+        self, model: type[models.Model], field: models.Field, target: type[models.Model]
+    ) -> None:
+        kind = self.scalar(field.target_field)
+        if kind is None:
+            self.unmapped(model, field, "its to_field has a type djony cannot map")
+            return
+        self.bodies[model][field.attname] = Optional(
+            kind.py_type, column=field.column, nullable=True, **kind.options
+        )
+        self.bodies[model][field.name] = _to_field_property(
+            field.attname, self.names[target], field.target_field.name
+        )
+        self.infos[model].paths[field.name] = (field.attname,)
+        self.infos[model].unmapped[field.name] = (
+            f"to_field={field.target_field.name!r}: reachable as {field.attname} in queries"
+        )
+
+    def declare_many_to_many(self, model: type[models.Model], field: models.ManyToManyField) -> None:
+        target = self.target(field)
+        if target is None:
+            self.unmapped(model, field, "its target model has no entity")
+            return
+        through = field.remote_field.through
+        if not through._meta.auto_created:
+            self.bodies[model][field.name] = _through_property(field)
+            self.infos[model].unmapped[field.name] = (
+                f"through={through._meta.label}: use the {through._meta.object_name} entity in queries"
+            )
+            return
+        table = field.m2m_db_table()
+        if target is model and field.remote_field.symmetrical:
+            self.bodies[model][field.name] = Set(
+                self.names[model],
+                reverse=field.name,
+                table=table,
+                column=field.m2m_reverse_name(),
+                reverse_column=field.m2m_column_name(),
+            )
+            self.infos[model].paths[field.name] = (field.name,)
+            return
+        rev = reverse_name(field)
+        self.bodies[model][field.name] = Set(
+            self.names[target], reverse=rev, table=table, column=field.m2m_reverse_name()
+        )
+        self.bodies[target][rev] = Set(
+            self.names[model], reverse=field.name, table=table, column=field.m2m_column_name()
+        )
+        self.infos[model].paths[field.name] = (field.name,)
+
+    def declare_inherited(self, model: type[models.Model]) -> None:
+        """Parent fields on a multi-table child, reached through the parent link."""
+        info, body = self.infos[model], self.bodies[model]
+        for parent, link in model._meta.parents.items():
+            if link is None or parent not in self.infos:
+                continue
+            parent_info = self.infos[parent]
+            self.declare_inherited(parent)
+            for name, path in parent_info.paths.items():
+                if name in info.paths or name in body:
+                    continue
+                info.paths[name] = (link.name, *path)
+                body[name] = _inherited_property(link.name, path)
+
+
+def _default(field: models.Field) -> Any:
+    """What Pony should insert when the attribute is not given, as Django would."""
+    if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
+        return deletion.now_for(field)
+    if field.has_default():
+        return field.get_default
+    if field.empty_strings_allowed and not field.null:
+        return field.get_default  # "" for text columns, as Django saves it
+    return None
+
+
+def _unmapped_property(model: type[models.Model], field: models.Field, reason: str) -> property:
+    def fail(self: Any, *args: Any) -> Any:
+        raise NotImplementedError(f"{model._meta.label}.{field.name} is not mapped by djony: {reason}.")
+
+    return property(fail, fail)
+
+
+def _to_field_property(attname: str, target: str, target_field: str) -> property:
+    def get(self: Any) -> Any:
+        value = getattr(self, attname)
+        if value is None:
+            return None
+        entity = self._database_.entities[target]
+        return entity.get(**{target_field: value})
+
+    return property(get)
+
+
+def _through_property(field: models.ManyToManyField) -> property:
+    through = field.remote_field.through
+    source_link = field.m2m_field_name()
+    target_link = field.m2m_reverse_field_name()
+
+    def get(self: Any) -> Any:
+        link = through.p
+        return select(getattr(row, target_link) for row in link if getattr(row, source_link) == self)
+
+    return property(get)
+
+
+def _inherited_property(link: str, path: tuple[str, ...]) -> property:
+    def get(self: Any) -> Any:
+        value = getattr(self, link)
+        for name in path:
+            value = getattr(value, name)
+        return value
+
+    def set_(self: Any, value: Any) -> None:
+        owner = getattr(self, link)
+        for name in path[:-1]:
+            owner = getattr(owner, name)
+        setattr(owner, path[-1], value)
+
+    return property(get, set_)
+
+
+def declare_entities(database: Any, model_list: list[type[models.Model]]) -> dict[type[models.Model], Any]:
+    """Declare one entity per concrete model in ``database``; returns model -> entity."""
+    return _Declarer(database, model_list).declare()
+
