@@ -54,7 +54,9 @@ INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.messages",
     "tastypie",
+    "rest_framework",
     "tests.testapp",
+    "example_project.showcase",
 ]
 
 MIDDLEWARE = [

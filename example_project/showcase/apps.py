@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ShowcaseConfig(AppConfig):
+    name = "example_project.showcase"
+    label = "showcase"

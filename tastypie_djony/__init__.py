@@ -1,0 +1,5 @@
+"""tastypie_djony: Tastypie resources served by Pony ORM through djony.
+
+``DjonyResource`` stands in for ``ModelResource`` and ``SetField`` for
+``ToManyField``; see :mod:`tastypie_djony.resources`.
+"""
