@@ -28,7 +28,7 @@ from typing import Any
 from django.db import models
 from pony.orm import Optional, PrimaryKey, Required, Set, select
 
-from djony import deletion
+from djony import deletion, inheritance
 from djony.types import ColumnType, column_type, data_types
 
 
@@ -112,6 +112,7 @@ class _Declarer:
             body["_table_"] = model._meta.db_table
             body["_djony_info_"] = self.infos[model]
             body.update(deletion.entity_hooks(model))
+            body.setdefault("pk", _pk_property)
             entities[model] = type(self.names[model], (self.database.Entity,), body)
         return entities
 
@@ -230,10 +231,7 @@ class _Declarer:
             return
         through = field.remote_field.through
         if not through._meta.auto_created:
-            self.bodies[model][field.name] = _through_property(field)
-            self.infos[model].unmapped[field.name] = (
-                f"through={through._meta.label}: use the {through._meta.object_name} entity in queries"
-            )
+            self.declare_through(model, field, target)
             return
         table = field.m2m_db_table()
         if target is model and field.remote_field.symmetrical:
@@ -255,19 +253,43 @@ class _Declarer:
         )
         self.infos[model].paths[field.name] = (field.name,)
 
+    def declare_through(
+        self, model: type[models.Model], field: models.ManyToManyField, target: type[models.Model]
+    ) -> None:
+        """A many-to-many relation through an explicit model: a query property on each side."""
+        through = field.remote_field.through._meta.concrete_model
+        if through not in self.names:
+            self.unmapped(model, field, f"its through model {through._meta.label} has no entity")
+            return
+        source_link, target_link = field.m2m_field_name(), field.m2m_reverse_field_name()
+        self.bodies[model][field.name] = _through_property(self.names[through], source_link, target_link)
+        self.infos[model].unmapped[field.name] = (
+            f"through={through._meta.label}: use the {through._meta.object_name} entity in queries"
+        )
+        if target is model and field.remote_field.symmetrical:
+            return
+        rev = reverse_name(field)
+        self.bodies[target][rev] = _through_property(self.names[through], target_link, source_link)
+
     def declare_inherited(self, model: type[models.Model]) -> None:
         """Parent fields on a multi-table child, reached through the parent link."""
         info, body = self.infos[model], self.bodies[model]
+        if "__init__" in body:
+            return  # already done (a parent is handled before its children)
+        links = []
         for parent, link in model._meta.parents.items():
             if link is None or parent not in self.infos:
                 continue
+            links.append((link.name, self.names[parent]))
             parent_info = self.infos[parent]
             self.declare_inherited(parent)
             for name, path in parent_info.paths.items():
                 if name in info.paths or name in body:
                     continue
                 info.paths[name] = (link.name, *path)
-                body[name] = _inherited_property(link.name, path)
+                body[name] = inheritance.inherited_property(link.name, path)
+        if links:
+            body["__init__"] = inheritance.child_constructor(links)
 
 
 def _default(field: models.Field) -> Any:
@@ -281,6 +303,16 @@ def _default(field: models.Field) -> Any:
     return None
 
 
+def _get_pk(self: Any) -> Any:
+    pk = self.get_pk()
+    # A relation primary key (multi-table child) is the parent's key, as in Django.
+    return pk.get_pk() if hasattr(pk, "get_pk") else pk
+
+
+#: ``obj.pk`` as on a Django instance (Tastypie and most hooks read it).
+_pk_property = property(_get_pk)
+
+
 def _unmapped_property(model: type[models.Model], field: models.Field, reason: str) -> property:
     def fail(self: Any, *args: Any) -> Any:
         raise NotImplementedError(f"{model._meta.label}.{field.name} is not mapped by djony: {reason}.")
@@ -289,6 +321,8 @@ def _unmapped_property(model: type[models.Model], field: models.Field, reason: s
 
 
 def _to_field_property(attname: str, target: str, target_field: str) -> property:
+    """``obj.rel`` for a relation to a non-primary-key ``to_field``: read and write."""
+
     def get(self: Any) -> Any:
         value = getattr(self, attname)
         if value is None:
@@ -296,35 +330,24 @@ def _to_field_property(attname: str, target: str, target_field: str) -> property
         entity = self._database_.entities[target]
         return entity.get(**{target_field: value})
 
-    return property(get)
-
-
-def _through_property(field: models.ManyToManyField) -> property:
-    through = field.remote_field.through
-    source_link = field.m2m_field_name()
-    target_link = field.m2m_reverse_field_name()
-
-    def get(self: Any) -> Any:
-        link = through.p
-        return select(getattr(row, target_link) for row in link if getattr(row, source_link) == self)
-
-    return property(get)
-
-
-def _inherited_property(link: str, path: tuple[str, ...]) -> property:
-    def get(self: Any) -> Any:
-        value = getattr(self, link)
-        for name in path:
-            value = getattr(value, name)
-        return value
-
     def set_(self: Any, value: Any) -> None:
-        owner = getattr(self, link)
-        for name in path[:-1]:
-            owner = getattr(owner, name)
-        setattr(owner, path[-1], value)
+        setattr(self, attname, None if value is None else getattr(value, target_field))
 
     return property(get, set_)
+
+
+def _through_property(through: str, source_link: str, target_link: str) -> property:
+    """The related objects of a many-to-many relation with an explicit ``through`` model.
+
+    A Pony query over the ``through`` entity: the rows whose ``source_link``
+    is this object, projected on their ``target_link``.
+    """
+
+    def get(self: Any) -> Any:
+        rows = self._database_.entities[through].select(**{source_link: self})
+        return select(getattr(row, target_link) for row in rows)
+
+    return property(get)
 
 
 def declare_entities(database: Any, model_list: list[type[models.Model]]) -> dict[type[models.Model], Any]:

@@ -1,0 +1,83 @@
+"""Packaging for djony and tastypie_djony.
+
+The version lives in ``djony/__init__.py`` and is read from there without
+importing the package (importing it would need Django to be installed).
+"""
+
+import re
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+HERE = Path(__file__).resolve().parent
+VERSION = re.search(
+    r'^__version__ = "([^"]+)"', (HERE / "djony" / "__init__.py").read_text(), re.MULTILINE
+).group(1)
+
+POSTGRES = ["psycopg2-binary>=2.9"]  # Pony ORM 0.7 speaks psycopg2 only, not psycopg 3
+MYSQL = ["mysqlclient>=2.2.1"]  # compiled: needs libmysqlclient/libmariadb headers and gcc
+
+setup(
+    name="djony",
+    version=VERSION,
+    description=(
+        "Every Django model as a Pony ORM entity (Model.p) on Django's own connection, "
+        "and DjonyResource: a drop-in Tastypie ModelResource served by Pony."
+    ),
+    long_description=(HERE / "README.md").read_text(encoding="utf-8"),
+    long_description_content_type="text/markdown",
+    packages=find_packages(include=["djony", "djony.*", "tastypie_djony", "tastypie_djony.*"]),
+    include_package_data=True,
+    zip_safe=False,
+    python_requires=">=3.10",
+    install_requires=[
+        "Django>=4.2,<6.0",
+        "django-tastypie>=0.15,<0.16",
+        "pony>=0.7.20,<0.8",
+        "python-dateutil",
+    ],
+    extras_require={
+        "postgres": POSTGRES,
+        "mysql": MYSQL,
+        # Aliases named like the values of DJONY_TEST_DATABASE, so tox can pick
+        # the driver with ``extras = {env:DJONY_TEST_DATABASE:sqlite}``.
+        "postgresql": POSTGRES,
+        "sqlite": [],
+        "test": [
+            "pytest>=7.4",
+            "pytest-django>=4.5",
+            "hypothesis>=6.0",
+            # Tastypie's optional serializers: xml needs lxml + defusedxml,
+            # yaml needs PyYAML, plist needs biplist.
+            "lxml>=4.9",
+            "defusedxml>=0.7",
+            "PyYAML>=6.0",
+            "biplist>=1.0.3",
+            # The test settings install rest_framework and the example's app.
+            "djangorestframework>=3.14",
+        ],
+        "example": [
+            "djangorestframework>=3.14",
+            "gunicorn>=21.2",
+        ],
+        # Only for ``manage.py compare --plot``.
+        "plot": ["matplotlib>=3.7"],
+    },
+    classifiers=[
+        "Development Status :: 4 - Beta",
+        "Environment :: Web Environment",
+        "Framework :: Django",
+        "Framework :: Django :: 4.2",
+        "Framework :: Django :: 5.2",
+        "Intended Audience :: Developers",
+        "Operating System :: OS Independent",
+        "Programming Language :: Python :: 3",
+        "Programming Language :: Python :: 3 :: Only",
+        "Programming Language :: Python :: 3.10",
+        "Programming Language :: Python :: 3.11",
+        "Programming Language :: Python :: 3.12",
+        "Programming Language :: Python :: 3.13",
+        "Topic :: Database",
+        "Topic :: Internet :: WWW/HTTP",
+    ],
+)

@@ -1,0 +1,101 @@
+"""Related lists for a whole page in a constant number of queries.
+
+A ``ToManyField`` on ``ModelResource`` runs one query per object
+(``obj.user_permissions.all()``); 1000 users cost 1000 queries.  Here the
+resource hands its object list a *loader* per to-many field; when a page is
+evaluated the loader runs one query for the related keys of every object on
+the page, in the related model's ``Meta.ordering`` (so each object's list
+comes out exactly as its related manager would return it), plus one query
+for the related objects when the field is ``full``.  The results live in
+the Pony session of the request and are read by :class:`SetField`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.core.exceptions import FieldDoesNotExist
+from django.db import models
+
+from djony.registry import entity_for
+
+
+class Relation:
+    """A to-many relation of ``model`` reached through one attribute name."""
+
+    def __init__(self, model: type[models.Model], attribute: str) -> None:
+        field = model._meta.get_field(attribute)
+        self.key = (model._meta.label, attribute)
+        self.target: type[models.Model] = field.related_model
+        if isinstance(field, models.ManyToManyField):
+            self.path = field.related_query_name()
+        else:  # reverse ForeignKey or reverse ManyToManyField
+            self.path = field.field.name
+
+    @classmethod
+    def find(cls, model: type[models.Model], attribute: Any) -> Relation | None:
+        """The relation behind a field attribute, or ``None`` (callables, ``a__b``)."""
+        if not isinstance(attribute, str) or "__" in attribute:
+            return None
+        try:
+            field = model._meta.get_field(attribute)
+        except FieldDoesNotExist:
+            return None
+        if not (field.many_to_many or field.one_to_many) or field.related_model is None:
+            return None
+        return cls(model, attribute)
+
+    def related_keys(self, owner_keys: list[Any]) -> dict[Any, list[Any]]:
+        """Owner key -> related keys, each list in the related model's order."""
+        from tastypie_djony.objectlist import DjonyObjectList
+
+        result: dict[Any, list[Any]] = {key: [] for key in owner_keys}
+        if not owner_keys:
+            return result
+        queryset = (
+            self.target._default_manager.all()
+            .filter(**{f"{self.path}__in": owner_keys})
+            .values_list(self.path, "pk")
+        )
+        for owner, key in DjonyObjectList(queryset).rows():
+            result[owner].append(key)
+        return result
+
+
+def session_store(model: type[models.Model]) -> dict[Any, Any]:
+    """Related data kept for the current Pony session (one request)."""
+    cache = entity_for(model)._database_._get_cache()
+    store = getattr(cache, "djony_related", None)
+    if store is None:
+        store = cache.djony_related = {}
+    return store
+
+
+def make_loader(relation: Relation, full: bool, nested: Callable[[list], None] | None) -> Callable:
+    """A page loader that stores ``relation``'s keys (and objects if ``full``)."""
+
+    def load(objects: list[Any]) -> None:
+        keys = relation.related_keys([obj.pk for obj in objects])
+        session_store(relation.target).setdefault(relation.key, {}).update(keys)
+        if full:
+            from tastypie_djony.objectlist import DjonyObjectList
+
+            wanted = {key for values in keys.values() for key in values}
+            queryset = relation.target._default_manager.filter(pk__in=wanted)
+            loaded = DjonyObjectList(queryset)
+            if nested is not None:
+                loaded = loaded.with_loaders((nested,))
+            list(loaded)
+
+    return load
+
+
+def related_objects(relation: Relation, owner: Any) -> list[Any]:
+    """The related objects of ``owner``, from the page's store or one query."""
+    store = session_store(relation.target).get(relation.key)
+    keys = store.get(owner.pk) if store is not None else None
+    if keys is None:
+        keys = relation.related_keys([owner.pk])[owner.pk]
+    entity = entity_for(relation.target)
+    return [entity._get_by_raw_pkval_((key,)) for key in keys]

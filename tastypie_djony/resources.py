@@ -1,0 +1,112 @@
+"""``DjonyResource``: Tastypie's ``ModelResource``, served by Pony ORM.
+
+Change the base class and keep everything else::
+
+    class UserResource(DjonyResource):          # was ModelResource
+        class Meta:
+            queryset = User.objects.all()         # or, 2013 spelling: object_model = User
+
+Fields, filtering, ordering, pagination, authentication, authorization,
+serialisation and every error are Tastypie's own code.  What changes is the
+object list underneath (:class:`~tastypie_djony.objectlist.DjonyObjectList`:
+Django compiles the filters to SQL, Pony runs it and builds the objects),
+the to-many fields (:class:`~tastypie_djony.fields.SetField`: one query per
+page instead of one per object) and the session each request runs in (a
+Pony ``db_session`` on Django's connection).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
+from pony.orm import db_session
+from tastypie.fields import ToManyField
+from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass
+
+from tastypie_djony.fields import SetField, as_set_field
+from tastypie_djony.objectlist import DjonyObjectList
+from tastypie_djony.related import Relation, make_loader
+
+#: How deep ``full=True`` related resources get their own lists pre-loaded.
+MAX_LOADER_DEPTH = 3
+
+
+class DjonyDeclarativeMetaclass(ModelDeclarativeMetaclass):
+    """Accepts ``Meta.object_model`` (2013) as well as ``Meta.queryset``."""
+
+    def __new__(mcs, name: str, bases: tuple, attrs: dict) -> type:
+        meta = attrs.get("Meta")
+        if meta is not None and not getattr(meta, "abstract", False):
+            object_model = getattr(meta, "object_model", None)
+            if object_model is not None and not hasattr(meta, "queryset"):
+                meta.queryset = object_model._default_manager.all()
+            if not hasattr(meta, "queryset") and not hasattr(meta, "object_class"):
+                raise ImproperlyConfigured(
+                    f"DjonyResource {name} needs Meta.queryset (e.g. "
+                    f"queryset = MyModel.objects.all()) or Meta.object_model = MyModel."
+                )
+        return super().__new__(mcs, name, bases, attrs)
+
+
+class DjonyResource(BaseModelResource, metaclass=DjonyDeclarativeMetaclass):
+    """A ``ModelResource`` whose reads and writes go through Pony ORM."""
+
+    def __init__(self, api_name: str | None = None) -> None:
+        super().__init__(api_name=api_name)
+        for name, field in self.fields.items():
+            if isinstance(field, ToManyField):
+                self.fields[name] = as_set_field(field)
+
+    # -- hooks ------------------------------------------------------------
+    def get_object_list(self, request: Any) -> DjonyObjectList:
+        """The resource's rows before filters: ``Meta.queryset``, served by Pony.
+
+        Override it, as on ``ModelResource``, to narrow what a request may
+        see; chain ``.filter()``/``.exclude()`` with Django lookups.
+        """
+        return DjonyObjectList(self._meta.queryset._clone(), tuple(self.page_loaders()))
+
+    def page_loaders(self, depth: int = 0) -> list[Callable[[list], None]]:
+        """Loaders that fetch the related lists of a whole page at once.
+
+        One per ``SetField`` whose attribute is a relation name.  Override to
+        add loaders of your own (each is called with the page's objects).
+        """
+        loaders = []
+        model = self._meta.object_class
+        for field in self.fields.values():
+            if not isinstance(field, SetField) or field.use_in == "none":
+                continue
+            relation = Relation.find(model, field.attribute)
+            if relation is None:
+                continue
+            nested = None
+            if field.full and depth < MAX_LOADER_DEPTH:
+                related_resource = field.to_class()
+                if isinstance(related_resource, DjonyResource):
+                    inner = related_resource.page_loaders(depth + 1)
+                    nested = _chain(inner) if inner else None
+            loaders.append(make_loader(relation, full=bool(field.full), nested=nested))
+        return loaders
+
+    # -- request handling -------------------------------------------------
+    def wrap_view(self, view: str) -> Callable:
+        """Tastypie's view wrapper, run inside a Pony ``db_session``."""
+        wrapped = super().wrap_view(view)
+
+        def wrapper(request: Any, *args: Any, **kwargs: Any) -> Any:
+            with db_session:
+                return wrapped(request, *args, **kwargs)
+
+        wrapper.csrf_exempt = True
+        return wrapper
+
+
+def _chain(loaders: list[Callable[[list], None]]) -> Callable[[list], None]:
+    def load(objects: list) -> None:
+        for loader in loaders:
+            loader(objects)
+
+    return load
