@@ -1,27 +1,40 @@
 """Django's save and delete rules, as hooks on the Pony entities.
 
 Django applies ``on_delete`` and ``auto_now`` in Python (its ``Collector``
-and ``pre_save``), not in the database, so an entity has to do the same for
-deletes and updates made through Pony:
+and ``pre_save``), not in the database, so an entity does the same for
+deletes and updates made through Pony.  Deleting an object works like
+Django's ``Collector``, in two phases:
 
-* CASCADE deletes the related rows (Pony's ``cascade_delete``, set by the
-  mapping); SET_NULL clears the column (Pony's own behaviour for nullable
-  relations); SET_DEFAULT sets the field's default; PROTECT and RESTRICT
-  raise Django's ``ProtectedError`` / ``RestrictedError`` before anything is
-  deleted.  Deleting a multi-table child deletes its parent rows, as Django
-  does.
-* ``auto_now`` fields get the current time on every update.
+1. *Check*, before anything changes: walk everything the delete would
+   cascade to (CASCADE relations, and the parent rows of a multi-table
+   child) and raise Django's ``ProtectedError`` for PROTECT references and
+   ``RestrictedError`` for RESTRICT references from rows that are not
+   deleted too.
+2. *Act*: Pony itself cascades (``cascade_delete``) and clears nullable
+   references (SET_NULL) for relations to a primary key; the hook sets
+   SET_DEFAULT / ``SET(...)`` values, handles relations to a ``to_field``
+   (which Pony does not know as relations), and deletes the parent rows of
+   a multi-table child.
+
+``DO_NOTHING`` and custom ``on_delete`` functions cannot be reproduced on
+Pony objects: deleting a row that still has such references raises
+``NotImplementedError`` (see docs/limitations-djony.md).  ``auto_now``
+fields get the current time on every update.
 """
 
 from __future__ import annotations
 
 import datetime
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import models
+from django.db.models.deletion import get_candidate_relations_to_delete
 from django.utils import timezone
-from pony.orm.core import Entity as PonyEntity
+from pony.orm.core import Entity as PonyEntity, del_statuses
+
+HANDLED_BY_PONY = (models.CASCADE, models.SET_NULL)
 
 
 def now_for(field: models.Field) -> Callable[[], Any]:
@@ -33,68 +46,176 @@ def now_for(field: models.Field) -> Callable[[], Any]:
     return lambda: datetime.datetime.now().time()
 
 
-def _guarded_relations(model: type[models.Model]) -> list[tuple[Any, str]]:
+def _is_set(on_delete: Any) -> bool:
+    deconstruct = getattr(on_delete, "deconstruct", None)
+    return deconstruct is not None and deconstruct()[0] == "django.db.models.SET"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One relation pointing at the model, with its ``on_delete``."""
+
+    field: models.ForeignKey
+    #: Reverse attribute on the referenced entity; ``None`` for a ``to_field`` relation.
+    reverse: str | None
+    #: Entity name of the referencing model.
+    source: str
+
+    @property
+    def on_delete(self) -> Any:
+        return self.field.remote_field.on_delete
+
+    @property
+    def label(self) -> str:
+        return f"{self.field.model._meta.label}.{self.field.name}"
+
+    def related(self, obj: Any) -> list[Any]:
+        """The live objects referring to ``obj`` through this relation."""
+        if self.reverse is not None:
+            value = getattr(obj, self.reverse)
+            objects = [] if value is None else list(value) if hasattr(value, "is_empty") else [value]
+        else:
+            key = getattr(obj, self.field.target_field.attname)
+            if key is None:
+                return []
+            entity = obj._database_.entities[self.source]
+            objects = list(entity.select(**{self.field.attname: key}))
+        return [o for o in objects if o._status_ not in del_statuses]
+
+    def replacement(self, obj: Any) -> Any:
+        """The value SET_DEFAULT / ``SET(...)`` puts in the referencing rows."""
+        if self.on_delete is models.SET_DEFAULT:
+            value = self.field.get_default()
+        else:
+            value = self.on_delete.deconstruct()[1][0]
+            if callable(value):
+                value = value()
+        if isinstance(value, models.Model):
+            value = getattr(value, self.field.target_field.attname)
+        if self.reverse is None or value is None:
+            return value
+        return type(obj)[value]
+
+    def apply(self, obj: Any, undo_funcs: list) -> None:
+        """Phase 2 for the rows referring to ``obj``."""
+        rule = self.on_delete
+        if rule in (models.PROTECT, models.RESTRICT):
+            return  # checked in phase 1
+        if self.reverse is not None and rule in HANDLED_BY_PONY:
+            return
+        for related in self.related(obj):
+            if rule is models.CASCADE:
+                related._delete_(undo_funcs)
+            elif rule is models.SET_NULL:
+                setattr(related, self.field.attname, None)
+            else:
+                name = self.field.name if self.reverse is not None else self.field.attname
+                setattr(related, name, self.replacement(obj))
+
+
+def delete_rules(model: type[models.Model], names: dict[type[models.Model], str]) -> list[Rule]:
+    """The relations that decide what deleting a ``model`` row does, as Django sees them."""
     from djony.mapping import reverse_name
 
     rules = []
-    for related in model._meta.related_objects:
-        if related.many_to_many:
+    for related in get_candidate_relations_to_delete(model._meta):
+        field = related.field
+        if field.remote_field.model._meta.concrete_model is not model:
+            continue  # a relation to a parent model: the parent's entity handles it
+        source = field.model._meta.concrete_model
+        if source not in names:
             continue
-        on_delete = getattr(related, "on_delete", None)
-        if on_delete in (models.PROTECT, models.RESTRICT, models.SET_DEFAULT):
-            rules.append((related, reverse_name(related.field)))
+        to_pk = field.target_field == model._meta.pk
+        rules.append(Rule(field, reverse_name(field) if to_pk else None, names[source]))
     return rules
 
 
-def _related_objects(obj: Any, attr_name: str) -> list[Any]:
-    value = getattr(obj, attr_name)
-    if value is None:
-        return []
-    if hasattr(value, "is_empty"):
-        return list(value)
-    return [value]
-
-
-def entity_hooks(model: type[models.Model]) -> dict[str, Any]:
-    """The methods an entity needs to follow Django's rules for ``model``."""
-    guarded = _guarded_relations(model)
-    auto_now = [f for f in model._meta.local_concrete_fields if getattr(f, "auto_now", False)]
-    parent_links = [
-        link.name for parent, link in model._meta.parents.items() if link is not None
-    ]
-    hooks: dict[str, Any] = {}
-
-    if guarded or parent_links:
-
-        def _delete_(self: Any, undo_funcs: Any = None) -> None:
-            for related, attr_name in guarded:
-                objects = _related_objects(self, attr_name)
-                if not objects:
-                    continue
-                rule = related.on_delete
-                if rule is models.SET_DEFAULT:
-                    default = related.field.get_default()
-                    target = type(self)
-                    value = target[default] if default is not None else None
-                    for obj in objects:
-                        setattr(obj, related.field.name, value)
-                    continue
-                error = models.ProtectedError if rule is models.PROTECT else models.RestrictedError
-                label = related.related_model._meta.label
-                raise error(
-                    f"Cannot delete {model._meta.object_name} {self.get_pk()!r}: "
-                    f"{len(objects)} {label} row(s) refer to it through "
-                    f"{label}.{related.field.name} (on_delete={rule.__name__}).",
-                    set(objects),
+def check_delete(obj: Any) -> None:
+    """Phase 1: raise before anything changes if deleting ``obj`` is not allowed."""
+    doomed = {obj}
+    pending = [obj]
+    protected: dict[str, list[Any]] = {}
+    restricted: dict[str, list[Any]] = {}
+    while pending:
+        current = pending.pop()
+        entity = type(current)
+        follow = [getattr(current, link) for link in entity._djony_parent_links_]
+        for rule in entity._djony_delete_rules_:
+            rule_kind = rule.on_delete
+            if rule_kind in (models.SET_NULL, models.SET_DEFAULT) or _is_set(rule_kind):
+                continue
+            related = rule.related(current)
+            if not related:
+                continue
+            if rule_kind is models.CASCADE:
+                follow.extend(related)
+            elif rule_kind is models.PROTECT:
+                protected.setdefault(rule.label, []).extend(related)
+            elif rule_kind is models.RESTRICT:
+                restricted.setdefault(rule.label, []).extend(related)
+            else:
+                raise NotImplementedError(
+                    f"Cannot delete {entity.__name__}[{current.get_pk()!r}] through Pony: "
+                    f"{len(related)} row(s) refer to it through {rule.label} "
+                    f"(on_delete={getattr(rule_kind, '__name__', rule_kind)}), which djony "
+                    "cannot reproduce. Delete or re-point those rows first, or delete "
+                    "through the Django model."
                 )
-            parents = [getattr(self, name) for name in parent_links]
-            PonyEntity._delete_(self, undo_funcs)
-            for parent in parents:
-                if parent is not None:
-                    parent._delete_(undo_funcs)
+        for other in follow:
+            if other is not None and other not in doomed and other._status_ not in del_statuses:
+                doomed.add(other)
+                pending.append(other)
+    if protected:
+        _raise(models.ProtectedError, "protected", type(obj), protected)
+    left = {label: [o for o in objs if o not in doomed] for label, objs in restricted.items()}
+    left = {label: objs for label, objs in left.items() if objs}
+    if left:
+        _raise(models.RestrictedError, "restricted", type(obj), left)
 
-        hooks["_delete_"] = _delete_
 
+def _raise(error: type[Exception], kind: str, entity: Any, refs: dict[str, list[Any]]) -> None:
+    raise error(
+        f"Cannot delete some instances of model {entity.__name__!r} because they are "
+        f"referenced through {kind} foreign keys: {', '.join(map(repr, refs))}. "
+        "Delete or re-point the referencing rows first.",
+        {o for objs in refs.values() for o in objs},
+    )
+
+
+def _delete_(self: Any, undo_funcs: list | None = None) -> None:
+    """Pony's delete, with Django's ``on_delete`` rules (see the module docstring)."""
+    if self._status_ in del_statuses:
+        return
+    entity = type(self)
+    top = undo_funcs is None  # the object the user deleted, not a cascade
+    if top:
+        check_delete(self)
+        undo_funcs = []
+    try:
+        parents = [getattr(self, link) for link in entity._djony_parent_links_]
+        for rule in entity._djony_delete_rules_:
+            rule.apply(self, undo_funcs)
+        PonyEntity._delete_(self, undo_funcs)
+        for parent in parents:
+            if parent is not None:
+                parent._delete_(undo_funcs)
+    except BaseException:
+        if top:  # what Pony does for a failed delete: restore the session's objects
+            for undo in reversed(undo_funcs):
+                undo()
+        raise
+
+
+def entity_hooks(model: type[models.Model], names: dict[type[models.Model], str]) -> dict[str, Any]:
+    """The class attributes an entity needs to follow Django's rules for ``model``."""
+    auto_now = [f for f in model._meta.local_concrete_fields if getattr(f, "auto_now", False)]
+    hooks: dict[str, Any] = {
+        "_delete_": _delete_,
+        "_djony_delete_rules_": tuple(delete_rules(model, names)),
+        "_djony_parent_links_": tuple(
+            link.name for parent, link in model._meta.parents.items() if link is not None and parent in names
+        ),
+    }
     if auto_now:
 
         def before_update(self: Any) -> None:
@@ -102,5 +223,4 @@ def entity_hooks(model: type[models.Model]) -> dict[str, Any]:
                 setattr(self, field.name, now_for(field)())
 
         hooks["before_update"] = before_update
-
     return hooks

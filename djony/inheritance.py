@@ -18,18 +18,16 @@ from typing import Any
 
 from pony.orm.core import Entity as PonyEntity
 
+from djony.codegen import attribute_path, compile_lambda
+
 
 def inherited_property(link: str, path: tuple[str, ...]) -> property:
     """A property reading and writing ``self.<link>.<path...>``.
 
-    The getter is compiled from source so that Pony, which decompiles a
-    property's bytecode, can translate it inside queries.  Every name comes
-    from the model's ``_meta`` and is checked to be an identifier.
+    The getter is compiled (see :mod:`djony.codegen`) so that Pony, which
+    decompiles a property's bytecode, can translate it inside queries.
     """
-    names = (link, *path)
-    if not all(name.isidentifier() for name in names):
-        raise ValueError(f"not an attribute path: {'.'.join(names)!r}")
-    getter = eval(f"lambda self: self.{'.'.join(names)}", {})  # noqa: S307 (identifiers only)
+    getter = compile_lambda("self", "self." + attribute_path(link, *path))
 
     def setter(self: Any, value: Any) -> None:
         owner = getattr(self, link)

@@ -29,6 +29,7 @@ from django.db import models
 from pony.orm import Optional, PrimaryKey, Required, Set, select
 
 from djony import deletion, inheritance
+from djony.codegen import attribute_path, compile_lambda
 from djony.types import ColumnType, column_type, data_types
 
 
@@ -111,7 +112,7 @@ class _Declarer:
             body = self.bodies[model]
             body["_table_"] = model._meta.db_table
             body["_djony_info_"] = self.infos[model]
-            body.update(deletion.entity_hooks(model))
+            body.update(deletion.entity_hooks(model, self.names))
             body.setdefault("pk", _pk_property)
             entities[model] = type(self.names[model], (self.database.Entity,), body)
         return entities
@@ -342,10 +343,15 @@ def _through_property(through: str, source_link: str, target_link: str) -> prope
     A Pony query over the ``through`` entity: the rows whose ``source_link``
     is this object, projected on their ``target_link``.
     """
+    query = compile_lambda(
+        "rows, obj",
+        f"select(row.{attribute_path(target_link)} for row in rows "
+        f"if row.{attribute_path(source_link)} == obj)",
+        {"select": select},
+    )
 
     def get(self: Any) -> Any:
-        rows = self._database_.entities[through].select(**{source_link: self})
-        return select(getattr(row, target_link) for row in rows)
+        return query(self._database_.entities[through], self)
 
     return property(get)
 

@@ -72,6 +72,11 @@ def session_store(model: type[models.Model]) -> dict[Any, Any]:
     return store
 
 
+def forget_loaded(model: type[models.Model]) -> None:
+    """Drop the page's related lists after a write changed relations."""
+    session_store(model).clear()
+
+
 def make_loader(relation: Relation, full: bool, nested: Callable[[list], None] | None) -> Callable:
     """A page loader that stores ``relation``'s keys (and objects if ``full``)."""
 

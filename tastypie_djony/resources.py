@@ -21,13 +21,18 @@ from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
+from django.db import router, transaction
 from pony.orm import db_session
+from pony.orm import rollback as pony_rollback
 from tastypie.fields import ToManyField
 from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass
 
 from tastypie_djony.fields import SetField, as_set_field
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import Relation, make_loader
+from tastypie_djony.writes import WRITES_THROUGH_DJANGO, PonyWritesMixin
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 #: How deep ``full=True`` related resources get their own lists pre-loaded.
 MAX_LOADER_DEPTH = 3
@@ -50,8 +55,12 @@ class DjonyDeclarativeMetaclass(ModelDeclarativeMetaclass):
         return super().__new__(mcs, name, bases, attrs)
 
 
-class DjonyResource(BaseModelResource, metaclass=DjonyDeclarativeMetaclass):
-    """A ``ModelResource`` whose reads and writes go through Pony ORM."""
+class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarativeMetaclass):
+    """A ``ModelResource`` whose reads and writes go through Pony ORM.
+
+    ``Meta.writes = "django"`` keeps reads on Pony but saves and deletes
+    through the Django model (its ``save()``, ``delete()`` and signals).
+    """
 
     def __init__(self, api_name: str | None = None) -> None:
         super().__init__(api_name=api_name)
@@ -66,6 +75,8 @@ class DjonyResource(BaseModelResource, metaclass=DjonyDeclarativeMetaclass):
         Override it, as on ``ModelResource``, to narrow what a request may
         see; chain ``.filter()``/``.exclude()`` with Django lookups.
         """
+        if self.writes_through_django(request):
+            return self._meta.queryset._clone()
         return DjonyObjectList(self._meta.queryset._clone(), tuple(self.page_loaders()))
 
     def page_loaders(self, depth: int = 0) -> list[Callable[[list], None]]:
@@ -93,12 +104,29 @@ class DjonyResource(BaseModelResource, metaclass=DjonyDeclarativeMetaclass):
 
     # -- request handling -------------------------------------------------
     def wrap_view(self, view: str) -> Callable:
-        """Tastypie's view wrapper, run inside a Pony ``db_session``."""
+        """Tastypie's view wrapper, in a Pony ``db_session``; writes are atomic.
+
+        A request that is not GET/HEAD/OPTIONS runs in ``transaction.atomic()``
+        and is rolled back whole when the response is an error (4xx/5xx), so a
+        failed write leaves no rows behind, with or without ATOMIC_REQUESTS.
+        """
         wrapped = super().wrap_view(view)
+        alias = router.db_for_write(self._meta.object_class)
+        django_writes = getattr(self._meta, "writes", "pony") == WRITES_THROUGH_DJANGO
 
         def wrapper(request: Any, *args: Any, **kwargs: Any) -> Any:
-            with db_session:
-                return wrapped(request, *args, **kwargs)
+            if request.method in SAFE_METHODS:
+                with db_session:
+                    return wrapped(request, *args, **kwargs)
+            if django_writes:
+                request._djony_writes_through_django = True
+            with transaction.atomic(using=alias):
+                with db_session:
+                    response = wrapped(request, *args, **kwargs)
+                    if response.status_code >= 400:
+                        pony_rollback()
+                        transaction.set_rollback(True, using=alias)
+            return response
 
         wrapper.csrf_exempt = True
         return wrapper

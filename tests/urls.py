@@ -1,3 +1,17 @@
-"""URLs of the test suite: the differential API lives under /v2/ and /v3/."""
+"""URLs of the test suite.
 
-urlpatterns: list = []
+The differential API is mounted three times, once per spelling of
+:func:`tests.api.build_api`: ``/v2/`` (ModelResource, the reference),
+``/v3/`` (DjonyResource as a drop-in) and ``/v3o/`` (DjonyResource in the 2013
+spelling).
+"""
+
+from django.urls import include, path
+
+from tests.api import build_api
+
+APIS = {"v2": "model", "v3": "djony", "v3o": "djony2013"}
+
+urlpatterns: list = [
+    path("", include(build_api(api_name, spelling).urls)) for api_name, spelling in APIS.items()
+]

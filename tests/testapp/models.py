@@ -194,3 +194,25 @@ class Landmark(models.Model):
 
 class Protected(models.Model):
     country = models.ForeignKey(Country, on_delete=models.PROTECT, related_name="protected_rows")
+
+
+def placeholder_author():
+    """The author a ``Loan`` falls back to (``on_delete=SET(...)`` with a callable)."""
+    return Author.objects.get_or_create(name="(placeholder)")[0]
+
+
+class Loan(models.Model):
+    """The on_delete rules the other models do not use."""
+
+    book = models.ForeignKey(Book, on_delete=models.DO_NOTHING, db_constraint=False, related_name="loans")
+    borrower = models.ForeignKey(Author, on_delete=models.SET(placeholder_author), related_name="loans")
+    branch = models.ForeignKey(
+        Country, to_field="code", on_delete=models.CASCADE, null=True, blank=True, related_name="loans"
+    )
+
+
+class Chapter(models.Model):
+    """RESTRICT that a cascade can satisfy: deleting the book's author deletes the chapter too."""
+
+    book = models.ForeignKey(Book, on_delete=models.CASCADE, related_name="chapters")
+    writer = models.ForeignKey(Author, on_delete=models.RESTRICT, related_name="chapters")

@@ -1,0 +1,236 @@
+"""Deterministic demo data: users with permissions, as in the article.
+
+``seed(users=1000)`` makes users with ids 1..N, realistic names and a few
+permissions each; user 3 gets exactly 159 permissions.  There are not that
+many permissions in a fresh project, so 40 content types of an imaginary
+business application ("invoice", "shipment", ...) are created under the
+``showcase`` app label, each with Django's four permissions.  Everything comes
+from a fixed random seed, so two runs (and two databases) get the same rows.
+Rows are written with ``bulk_create`` in batches: 10,000 users take seconds.
+"""
+
+from __future__ import annotations
+
+import random
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Callable
+
+from django.contrib.auth.models import Permission, User
+from django.contrib.contenttypes.models import ContentType
+from django.core.management.color import no_style
+from django.db import connections, transaction
+
+from example_project.showcase.progress import Progress
+
+RANDOM_SEED = 2013
+SPECIAL_USER_ID = 3
+SPECIAL_USER_PERMISSIONS = 159
+BATCH_SIZE = 1000
+APP_LABEL = "showcase"
+
+DATA_TYPES = [
+    "account", "address", "attachment", "bankaccount", "budget", "campaign",
+    "category", "comment", "company", "contact", "contract", "country",
+    "coupon", "currency", "customer", "delivery", "department", "discount",
+    "document", "employee", "expense", "invoice", "invoiceline", "lead",
+    "manufacturer", "meeting", "order", "orderline", "payment", "pricelist",
+    "product", "project", "purchase", "refund", "shipment", "supplier",
+    "task", "taxrate", "ticket", "warehouse",
+]  # fmt: skip
+ACTIONS = ["add", "change", "delete", "view"]
+
+FIRST_NAMES = [
+    "Anna", "Maria", "Olga", "Elena", "Sofia", "Chloé", "Emma", "Zoë", "Ingrid",
+    "Aiko", "Priya", "Fatima", "Lucía", "Hannah", "Noor", "Grace", "Irina",
+    "Alexey", "Ivan", "Dmitry", "Sergey", "José", "Lukas", "Łukasz", "Jonas",
+    "Mateo", "Liam", "Noah", "Omar", "Kenji", "Rahul", "Tomás", "Pierre",
+    "Björn", "Mikhail", "David", "Samuel", "Chen", "Wei", "Ahmed", "Nikolai",
+]  # fmt: skip
+LAST_NAMES = [
+    "Ivanova", "Petrov", "Smirnov", "Kuznetsova", "Müller", "Schmidt",
+    "García", "Martínez", "Rossi", "Bianchi", "Dubois", "Lefèvre", "Smith",
+    "Johnson", "Brown", "Nowak", "Kowalski", "Novák", "Jensen", "Nielsen",
+    "Andersson", "Yamamoto", "Tanaka", "Sato", "Kim", "Park", "Nguyen",
+    "Singh", "Patel", "Haddad", "O'Brien", "Murphy", "da Silva", "Santos",
+    "Öztürk", "Kaya", "Horváth", "Popescu", "Wang", "Li", "Zhang",
+]  # fmt: skip
+EMAIL_DOMAINS = ["example.com", "example.org", "example.net", "mail.example.com"]
+FIRST_JOINED = datetime(2010, 1, 4, 9, 0, tzinfo=timezone.utc)
+SPAN_SECONDS = 3 * 365 * 24 * 3600
+
+
+class SeedError(Exception):
+    """The database holds users this command did not expect (use ``--reset``)."""
+
+
+@dataclass
+class SeedResult:
+    users: int
+    permissions: int
+    user_permission_rows: int
+    created: bool
+
+
+def _ascii_slug(text: str) -> str:
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return "".join(ch for ch in plain.lower() if ch.isalnum())
+
+
+def ensure_permissions(using: str = "default") -> list[Permission]:
+    """Create the demo content types and their permissions (once); return all
+    permissions, sorted by app label, model and codename."""
+    existing = set(
+        ContentType.objects.using(using)
+        .filter(app_label=APP_LABEL)
+        .values_list("model", flat=True)
+    )
+    ContentType.objects.using(using).bulk_create(
+        [ContentType(app_label=APP_LABEL, model=name) for name in DATA_TYPES if name not in existing]
+    )
+    types = ContentType.objects.using(using).filter(app_label=APP_LABEL, model__in=DATA_TYPES)
+    have = set(
+        Permission.objects.using(using)
+        .filter(content_type__in=types)
+        .values_list("content_type_id", "codename")
+    )
+    Permission.objects.using(using).bulk_create(
+        [
+            Permission(
+                content_type=content_type,
+                codename=f"{action}_{content_type.model}",
+                name=f"Can {action} {content_type.model}",
+            )
+            for content_type in types
+            for action in ACTIONS
+            if (content_type.id, f"{action}_{content_type.model}") not in have
+        ]
+    )
+    return list(
+        Permission.objects.using(using)
+        .select_related("content_type")
+        .order_by("content_type__app_label", "content_type__model", "codename")
+    )
+
+
+def make_users(count: int, rng: random.Random) -> list[User]:
+    """``count`` unsaved users with ids 1..count, the same for the same ``rng`` state."""
+    users = []
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    for user_id in range(1, count + 1):
+        first = rng.choice(FIRST_NAMES)
+        last = rng.choice(LAST_NAMES)
+        username = f"{_ascii_slug(first)}.{_ascii_slug(last)}{user_id}"
+        joined = FIRST_JOINED + timedelta(seconds=rng.randrange(SPAN_SECONDS))
+        last_login = (
+            None
+            if rng.random() < 0.2
+            else joined + timedelta(seconds=rng.randrange(400 * 24 * 3600))
+        )
+        users.append(
+            User(
+                id=user_id,
+                username=username,
+                first_name=first,
+                last_name=last,
+                email=f"{username}@{rng.choice(EMAIL_DOMAINS)}",
+                # An unusable password, as set_unusable_password() makes:
+                # hashing thousands of real passwords would take minutes.
+                password="!" + "".join(rng.choice(letters) for _ in range(40)),
+                is_superuser=user_id == 1,
+                is_staff=user_id == 1 or rng.random() < 0.05,
+                is_active=rng.random() < 0.95,
+                date_joined=joined,
+                last_login=last_login,
+            )
+        )
+    return users
+
+
+def is_seeded(users: int | None = None, using: str = "default") -> bool:
+    """Whether the data ``seed`` makes is there (with ``users`` users, if given)."""
+    count = User.objects.using(using).count()
+    if count == 0 or (users is not None and count != users):
+        return False
+    special = User.objects.using(using).filter(pk=SPECIAL_USER_ID).first()
+    return special is not None and special.user_permissions.count() == SPECIAL_USER_PERMISSIONS
+
+
+def _reset_sequences(using: str) -> None:
+    connection = connections[using]
+    statements = connection.ops.sequence_reset_sql(no_style(), [User])
+    if statements:
+        with connection.cursor() as cursor:
+            for sql in statements:
+                cursor.execute(sql)
+
+
+def clear(using: str = "default") -> None:
+    """Delete every user (and with them their permission and group rows)."""
+    User.user_permissions.through.objects.using(using).all().delete()
+    User.groups.through.objects.using(using).all().delete()
+    User.objects.using(using).all().delete()
+
+
+def seed(
+    users: int = 1000,
+    reset: bool = False,
+    using: str = "default",
+    progress: Callable[[str, int], Progress] | None = Progress,
+) -> SeedResult:
+    """Fill the database with ``users`` users; user 3 gets 159 permissions.
+
+    Does nothing when exactly this data is already there.  Raises
+    :class:`SeedError` if other users exist, unless ``reset`` deletes them.
+    """
+    if users < SPECIAL_USER_ID:
+        raise SeedError(f"--users must be at least {SPECIAL_USER_ID} (user {SPECIAL_USER_ID} gets "
+                        f"{SPECIAL_USER_PERMISSIONS} permissions).")
+    existing = User.objects.using(using).count()
+    if existing and not reset:
+        if is_seeded(users, using):
+            return SeedResult(
+                users, Permission.objects.using(using).count(), _rows(using), created=False
+            )
+        raise SeedError(
+            f"The database already has {existing} users (not the {users} this command "
+            "would make); run with --reset to delete them and seed again."
+        )
+    rng = random.Random(RANDOM_SEED)
+    with transaction.atomic(using=using):
+        if existing:
+            clear(using)
+        permissions = ensure_permissions(using)
+        if len(permissions) < SPECIAL_USER_PERMISSIONS:  # pragma: no cover - 160 are made
+            raise SeedError(f"Only {len(permissions)} permissions exist; need {SPECIAL_USER_PERMISSIONS}.")
+        new_users = make_users(users, rng)
+        bar = progress("users      ", users) if progress else None
+        for start in range(0, users, BATCH_SIZE):
+            User.objects.using(using).bulk_create(new_users[start : start + BATCH_SIZE])
+            if bar:
+                bar.advance(len(new_users[start : start + BATCH_SIZE]))
+        if bar:
+            bar.close()
+        _reset_sequences(using)
+
+        through = User.user_permissions.through
+        rows = []
+        for user in new_users:
+            if user.id == SPECIAL_USER_ID:
+                chosen = rng.sample(permissions, SPECIAL_USER_PERMISSIONS)
+            else:
+                chosen = rng.sample(permissions, rng.randint(0, 4))
+            rows.extend(through(user_id=user.id, permission_id=perm.id) for perm in chosen)
+        bar = progress("permissions", len(rows)) if progress else None
+        for start in range(0, len(rows), BATCH_SIZE):
+            through.objects.using(using).bulk_create(rows[start : start + BATCH_SIZE])
+            if bar:
+                bar.advance(len(rows[start : start + BATCH_SIZE]))
+        if bar:
+            bar.close()
+    return SeedResult(users, Permission.objects.using(using).count(), len(rows), created=True)
+
+
+def _rows(using: str) -> int:
+    return User.user_permissions.through.objects.using(using).count()

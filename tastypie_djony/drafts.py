@@ -1,0 +1,152 @@
+"""A new object that Tastypie hydrates before Pony inserts it.
+
+Pony inserts an entity as soon as it is constructed, and wants its required
+attributes up front; Tastypie instead makes an empty object and sets
+attributes one at a time (``full_hydrate``), reading back model defaults for
+fields the client did not send.  :class:`Draft` bridges the two: scalar
+values live on an unsaved Django instance (so defaults and ``pre_save``
+behave exactly as for ``ModelResource``), relation values are kept as Pony
+objects, and :meth:`Draft.save` creates the entity (parents first for
+multi-table inheritance).  After saving, the draft forwards every attribute
+to the new entity.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import FieldDoesNotExist
+from django.db import models
+
+from djony.registry import entity_for
+
+class Draft:
+    """An unsaved object of ``model``, hydrated by Tastypie, inserted by Pony."""
+
+    def __init__(self, model: type[models.Model]) -> None:
+        object.__setattr__(self, "_model", model)
+        object.__setattr__(self, "_instance", None)
+        object.__setattr__(self, "_relations", {})
+        object.__setattr__(self, "_extra", {})
+        object.__setattr__(self, "_entity", None)
+
+    # -- attribute access -------------------------------------------------
+    @property
+    def _meta(self) -> Any:
+        return self._model._meta
+
+    @property
+    def instance(self) -> models.Model:
+        """The unsaved Django instance holding scalar values and defaults."""
+        if self._instance is None:
+            object.__setattr__(self, "_instance", self._model())
+        return self._instance
+
+    def _relation_field(self, name: str) -> models.Field | None:
+        try:
+            field = self._model._meta.get_field(name)
+        except FieldDoesNotExist:
+            return None
+        return field if field.is_relation else None
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if self._entity is not None:
+            return getattr(self._entity, name)
+        if name in self._relations:
+            return self._relations[name]
+        if name in self._extra:
+            return self._extra[name]
+        field = self._relation_field(name)
+        if field is not None:
+            return self._relation_default(field)
+        if name == "pk" or _is_field(self._model, name):
+            return getattr(self.instance, name)
+        raise AttributeError(f"{self._model._meta.object_name} draft has no attribute {name!r}")
+
+    def _relation_default(self, field: models.Field) -> Any:
+        if field.many_to_one or (field.one_to_one and field.concrete):
+            raw = getattr(self.instance, field.attname)
+            if raw is None:
+                return None
+            entity = entity_for(field.related_model)
+            if field.target_field != field.related_model._meta.pk:
+                return entity.get(**{field.target_field.name: raw})
+            return entity._get_by_raw_pkval_((raw,))
+        return None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self._entity is not None:
+            setattr(self._entity, name, value)
+        elif self._relation_field(name) is not None:
+            self._relations[name] = value
+        elif name == "pk" or _is_field(self._model, name):
+            setattr(self.instance, name, value)
+        else:
+            self._extra[name] = value
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return f"<Draft {self._model._meta.label}>"
+
+    @property
+    def is_saved(self) -> bool:
+        return self._entity is not None
+
+    # -- saving -----------------------------------------------------------
+    def save(self) -> Any:
+        """Insert the object through Pony (once) and return the entity."""
+        if self._entity is None:
+            object.__setattr__(self, "_entity", self._insert(self._model))
+        return self._entity
+
+    def _insert(self, model: type[models.Model]) -> Any:
+        entity = entity_for(model)
+        values: dict[str, Any] = {}
+        for parent, link in model._meta.parents.items():
+            if link is not None:
+                values[link.name] = self._insert(parent)
+        instance = self.instance
+        for field in model._meta.local_concrete_fields:
+            if field.name in values:
+                continue
+            if field.is_relation and field.target_field != field.related_model._meta.pk:
+                # A ForeignKey(to_field=...): djony maps the raw column (attname).
+                related = self._relations.get(field.name)
+                raw = getattr(instance, field.attname)
+                if related is not None:
+                    raw = getattr(related, field.target_field.attname)
+                values[field.attname] = raw
+                continue
+            if field.is_relation:
+                value = self._relations.get(field.name, self._relation_default(field))
+                if value is not None and not hasattr(value, "_pkval_"):
+                    value = entity_for(field.related_model)[value.pk]
+            else:
+                value = field.pre_save(instance, add=True)
+                if field.primary_key:
+                    if value is None:
+                        continue
+                    value = field.to_python(value)
+            values[field.name] = value
+        obj = entity(**values)
+        obj.flush()
+        return obj
+
+
+def _is_field(model: type[models.Model], name: str) -> bool:
+    try:
+        model._meta.get_field(name)
+    except FieldDoesNotExist:
+        return any(f.attname == name for f in model._meta.concrete_fields)
+    return True
+
+
+def unwrap(obj: Any) -> Any:
+    """The Pony entity behind a saved draft (or ``obj`` itself)."""
+    if isinstance(obj, Draft) and obj.is_saved:
+        return obj._entity
+    return obj

@@ -1,0 +1,1 @@
+"""Differential tests: DjonyResource (v3, v3o) against ModelResource (v2)."""

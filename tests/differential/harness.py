@@ -1,0 +1,169 @@
+"""Ask the v2 API (ModelResource) and a v3 API (DjonyResource) the same
+question and compare the answers byte for byte.
+
+A :class:`Case` is one request, written relative to the API root
+(``book/?title__startswith=Dune``); ``<b7>``-style placeholders name rows of
+the data set (:mod:`tests.differential.data`) and are replaced with their
+primary keys when the request is made, so test ids do not depend on keys.
+
+Two responses are the same when status, every header and the body are
+equal once each API's prefix (``/v2/``, ``/v3/``, ``/v3o/``) is replaced by
+the same marker.  Binary plists are compared decoded, since a prefix of
+another length moves every offset in the file.
+
+Where ModelResource itself answers 500 for bad input, DjonyResource answers
+400 with an error message instead (DESIGN.md, "Resource"); such a case
+carries ``modelresource_500`` with the reason, and the test asserts both
+halves, so the marker cannot outlive the bug it describes.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass, field
+
+import biplist
+from django.conf import settings
+from django.db import connection
+from django.test import Client
+
+REFERENCE = "v2"
+TARGETS = ("v3", "v3o")
+MARKER = "/API/"
+PLACEHOLDER = re.compile(r"<(\w+)>")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One GET request and what is known about ModelResource's answer."""
+
+    url: str
+    headers: tuple[tuple[str, str], ...] = ()
+    client: str = "anonymous"  # or "session": logged in as ``sessionuser``
+    modelresource_500: str = ""  # why ModelResource answers 500, if it does
+    backends: tuple[str, ...] = ("sqlite", "postgresql", "mysql")  # where it does (connection.vendor)
+
+    def __str__(self) -> str:
+        extra = [f"{name}: {value}" for name, value in self.headers]
+        if self.client != "anonymous":
+            extra.append(f"client: {self.client}")
+        return self.url + (f" [{'; '.join(extra)}]" if extra else "")
+
+    def known_500(self) -> bool:
+        """Whether ModelResource answers 500 on the backend under test."""
+        return bool(self.modelresource_500) and connection.vendor in self.backends
+
+
+def accept(media_type: str) -> tuple[tuple[str, str], ...]:
+    return (("Accept", media_type),)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A response with the API prefix replaced by :data:`MARKER`."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes | object = field(repr=False)
+
+    @classmethod
+    def of(cls, response, api: str) -> Answer:
+        prefix = f"/{api}/"
+        headers = {k: v.replace(prefix, MARKER) for k, v in response.headers.items()}
+        content = response.content
+        if response.get("Content-Type", "").startswith("application/x-plist") and response.status_code == 200:
+            body = _replace_strings(biplist.readPlistFromString(content), prefix)
+        else:
+            body = content.replace(prefix.encode(), MARKER.encode())
+        return cls(response.status_code, headers, body)
+
+
+def _replace_strings(value, prefix: str):
+    if isinstance(value, str):
+        return value.replace(prefix, MARKER)
+    if isinstance(value, dict):
+        return {k: _replace_strings(v, prefix) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace_strings(v, prefix) for v in value]
+    return value
+
+
+class Differential:
+    """Runs cases against the APIs; remembers the reference's answers."""
+
+    def __init__(self, ids: dict[str, object], clients: dict[str, Client]) -> None:
+        self.ids = ids
+        self.clients = clients
+        self._reference: dict[Case, Answer] = {}
+
+    def url(self, case: Case, api: str) -> str:
+        def pk(match: re.Match) -> str:
+            return str(self.ids[match.group(1)])
+
+        return f"/{api}/" + PLACEHOLDER.sub(pk, case.url)
+
+    def get(self, case: Case, api: str):
+        headers = dict(case.headers)
+        return self.clients[case.client].get(self.url(case, api), headers=headers)
+
+    def answer(self, case: Case, api: str) -> Answer:
+        if api == REFERENCE:
+            if case not in self._reference:
+                self._reference[case] = Answer.of(self.get(case, api), api)
+            return self._reference[case]
+        return Answer.of(self.get(case, api), api)
+
+    def check(self, case: Case, api: str) -> None:
+        """Assert that ``api`` answers ``case`` as the reference does."""
+        expected = self.answer(case, REFERENCE)
+        got = self.answer(case, api)
+        if case.known_500():
+            assert expected.status == 500, (
+                f"marked as a ModelResource 500 ({case.modelresource_500}) but v2 answered "
+                f"{expected.status}: remove the marker\n{_show(expected.body)}"
+            )
+            assert got.status == 400, f"v2 answers 500; {api} must answer 400, got {got.status}\n{_show(got.body)}"
+            assert json.loads(got.body).get("error"), f"{api} 400 without an error message: {got.body!r}"
+            return
+        assert got.status == expected.status, (
+            f"status {got.status}, ModelResource: {expected.status}\n"
+            f"{api}: {_show(got.body)}\nv2: {_show(expected.body)}"
+        )
+        assert got.headers == expected.headers
+        if got.body != expected.body:
+            raise AssertionError(f"body differs from ModelResource's:\n{_diff(expected.body, got.body)}")
+
+
+def _show(body, limit: int = 600) -> str:
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else repr(body)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+def _lines(body) -> list[str]:
+    if not isinstance(body, bytes):
+        return json.dumps(body, indent=1, sort_keys=True, default=str).splitlines()
+    text = body.decode("utf-8", "replace")
+    try:
+        return json.dumps(json.loads(text), indent=1, ensure_ascii=False).splitlines()
+    except ValueError:
+        return re.sub(r"(>)(<)", r"\1\n\2", text).splitlines()
+
+
+def _diff(expected, got, limit: int = 60) -> str:
+    lines = list(difflib.unified_diff(_lines(expected), _lines(got), "v2 (ModelResource)", "v3", n=2, lineterm=""))
+    if not lines:  # same when pretty-printed: key order, spacing or escaping differs
+        return f"v2: {_show(expected)}\nv3: {_show(got)}"
+    return "\n".join(lines[:limit]) + ("\n..." if len(lines) > limit else "")
+
+
+def api_client() -> Client:
+    """A client whose errors reach the test as responses.
+
+    Tastypie re-raises unexpected exceptions for ``SERVER_NAME='testserver'``
+    and Django's test client re-raises what ``got_request_exception``
+    reports; a 500 is a response to compare here, not a test error.
+    """
+    assert not settings.DEBUG
+    return Client(raise_request_exception=False, SERVER_NAME="api.example")
