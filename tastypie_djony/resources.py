@@ -27,6 +27,7 @@ from pony.orm import rollback as pony_rollback
 from tastypie.fields import ToManyField
 from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass
 
+from tastypie_djony.checks import register_resource
 from tastypie_djony.fields import SetField, as_set_field
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import Relation, make_loader
@@ -52,7 +53,10 @@ class DjonyDeclarativeMetaclass(ModelDeclarativeMetaclass):
                     f"DjonyResource {name} needs Meta.queryset (e.g. "
                     f"queryset = MyModel.objects.all()) or Meta.object_model = MyModel."
                 )
-        return super().__new__(mcs, name, bases, attrs)
+        new_class = super().__new__(mcs, name, bases, attrs)
+        if meta is not None and not getattr(meta, "abstract", False):
+            register_resource(new_class)
+        return new_class
 
 
 class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarativeMetaclass):

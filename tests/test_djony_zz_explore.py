@@ -1,18 +1,32 @@
 import pytest
 from tests.testapp.models import *
-from pony.orm import db_session, select
-from django.db import connection
+from pony.orm import db_session, select, commit
+from django.db import connection, transaction, connections
+from django.test.utils import CaptureQueriesContext
 @pytest.mark.django_db
 def test_x():
-    r = Restaurant.objects.create(name="r", address="x", serves_pizza=True)
+    AllTypes.objects.create(code="dup")
+    with CaptureQueriesContext(connection) as ctx:
+        with db_session:
+            Tag.p.select()[:]
+        with db_session:
+            Tag.p(name="x")
+    for q in ctx.captured_queries: print(q["sql"])
+    try:
+        with db_session:
+            AllTypes.p(code="dup")
+    except Exception as exc:
+        print("ERR", type(exc).__mro__, exc)
+    print(Tag.objects.count(), connection.needs_rollback, connection.in_atomic_block)
+
+@pytest.mark.django_db(transaction=True)
+def test_y():
     with db_session:
-        e = Restaurant.p[r.pk]
-        print(e.name, e.id, e.place_ptr)
-        try:
-            print(select(x for x in Restaurant.p if x.name == "r")[:])
-        except Exception as exc:
-            print("ERR", type(exc), exc)
-        try:
-            Restaurant.p(name="n", serves_pizza=False)
-        except Exception as exc:
-            print("ERR", type(exc), exc)
+        Tag.p(name="x")
+    print(connection.in_atomic_block, connection.get_autocommit())
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as c:
+            c.execute("select count(*) from testapp_tag"); print("other sees", c.fetchone())
+    finally:
+        other.close()
