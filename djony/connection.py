@@ -173,11 +173,12 @@ class DjangoTransactionsMixin:
 def provider_class(vendor: str) -> type:
     """The Pony provider class for a Django database vendor, bridged to Django."""
     base = _base_provider(vendor)
-    return type(
-        "Django" + base.__name__,
-        (DjangoTransactionsMixin, base),
-        {"converter_classes": converters.converter_classes(vendor, base)},
-    )
+    attributes: dict[str, Any] = {"converter_classes": converters.converter_classes(vendor, base)}
+    if vendor == "sqlite":
+        # Django's SQLite cursor takes "%s" placeholders (and "%%" for a literal
+        # "%"), and formats the SQL with them for connection.queries.
+        attributes["paramstyle"] = "format"
+    return type("Django" + base.__name__, (DjangoTransactionsMixin, base), attributes)
 
 
 def _base_provider(vendor: str) -> type:

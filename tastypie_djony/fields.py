@@ -18,9 +18,9 @@ from typing import Any
 
 from tastypie.bundle import Bundle
 from tastypie.exceptions import ApiFieldError
-from tastypie.fields import ToManyField
+from tastypie.fields import RelatedField, ToManyField
 
-from tastypie_djony.related import Relation, related_objects
+from tastypie_djony.related import Relation, related_keys, related_objects
 
 
 class SetField(ToManyField):
@@ -42,6 +42,9 @@ class SetField(ToManyField):
                     "ToMany context." % bundle.obj
                 )
             return []
+        uris = self._uris_without_objects(bundle, for_list, relation)
+        if uris is not None:
+            return uris
         return [
             self.dehydrate_related(
                 Bundle(obj=related, request=bundle.request),
@@ -50,6 +53,22 @@ class SetField(ToManyField):
             )
             for related in related_objects(relation, bundle.obj)
         ]
+
+
+    def _uris_without_objects(self, bundle: Bundle, for_list: bool, relation: Relation) -> list | None:
+        """The related URIs straight from the keys, when nothing else is asked for."""
+        if self.should_full_dehydrate(bundle, for_list):
+            return None
+        if type(self).dehydrate_related is not RelatedField.dehydrate_related:
+            return None
+        builder = getattr(self.get_related_resource(None), "detail_uri_builder", None)
+        build = builder() if builder is not None else None
+        if build is None:
+            return None
+        keys = related_keys(relation, bundle.obj)
+        if not all(type(key) is int for key in keys):
+            return None
+        return [build(key) for key in keys]
 
 
 def as_set_field(field: ToManyField) -> ToManyField:

@@ -96,11 +96,16 @@ def make_loader(relation: Relation, full: bool, nested: Callable[[list], None] |
     return load
 
 
-def related_objects(relation: Relation, owner: Any) -> list[Any]:
-    """The related objects of ``owner``, from the page's store or one query."""
+def related_keys(relation: Relation, owner: Any) -> list[Any]:
+    """The keys of ``owner``'s related objects, from the page's store or one query."""
     store = session_store(relation.target).get(relation.key)
     keys = store.get(owner.pk) if store is not None else None
     if keys is None:
         keys = relation.related_keys([owner.pk])[owner.pk]
+    return keys
+
+
+def related_objects(relation: Relation, owner: Any) -> list[Any]:
+    """The related objects of ``owner`` (Pony objects, loaded or not yet)."""
     entity = entity_for(relation.target)
-    return [entity._get_by_raw_pkval_((key,)) for key in keys]
+    return [entity._get_by_raw_pkval_((key,)) for key in related_keys(relation, owner)]

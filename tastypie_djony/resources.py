@@ -24,13 +24,15 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import router, transaction
 from pony.orm import db_session
 from pony.orm import rollback as pony_rollback
+from tastypie.bundle import Bundle
 from tastypie.fields import ToManyField
-from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass
+from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass, Resource
 
 from tastypie_djony.checks import register_resource
 from tastypie_djony.fields import SetField, as_set_field
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import Relation, make_loader
+from tastypie_djony.uris import DetailUriTemplate
 from tastypie_djony.writes import WRITES_THROUGH_DJANGO, PonyWritesMixin
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -71,6 +73,37 @@ class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarati
         for name, field in self.fields.items():
             if isinstance(field, ToManyField):
                 self.fields[name] = as_set_field(field)
+        self._detail_uris = DetailUriTemplate(self._reverse_detail) if self._stock_uris() else None
+
+    def _stock_uris(self) -> bool:
+        cls = type(self)
+        return (
+            cls.detail_uri_kwargs is BaseModelResource.detail_uri_kwargs
+            and cls.resource_uri_kwargs is Resource.resource_uri_kwargs
+            and cls._build_reverse_url is Resource._build_reverse_url
+        )
+
+    def _reverse_detail(self, key: Any) -> str:
+        kwargs = self.resource_uri_kwargs()
+        kwargs[self._meta.detail_uri_name] = key
+        return self._build_reverse_url("api_dispatch_detail", kwargs=kwargs)
+
+    def detail_uri_builder(self) -> Callable[[int], str] | None:
+        """``pk -> detail URI`` for integer keys, when URIs are Tastypie's stock ones."""
+        if self._detail_uris is None or type(self).get_resource_uri is not DjonyResource.get_resource_uri:
+            return None
+        return self._detail_uris.builder()
+
+    def get_resource_uri(self, bundle_or_obj: Any = None, url_name: str = "api_dispatch_list") -> str:
+        """Tastypie's URI; detail URIs of integer keys come from a cached template."""
+        if bundle_or_obj is not None and self._detail_uris is not None:
+            obj = bundle_or_obj.obj if isinstance(bundle_or_obj, Bundle) else bundle_or_obj
+            key = getattr(obj, self._meta.detail_uri_name, None)
+            if type(key) is int:
+                uri = self._detail_uris.uri(key)
+                if uri is not None:
+                    return uri
+        return super().get_resource_uri(bundle_or_obj, url_name)
 
     # -- hooks ------------------------------------------------------------
     def get_object_list(self, request: Any) -> DjonyObjectList:

@@ -170,7 +170,7 @@ def create() -> dict[str, object]:
             in_print=i % 3 != 0,
             rating=None if i % 5 == 0 else (i * 123 % 5000) / 1000,
         )
-        book.tags.set(sorted({tags[i % 10], tags[(i * 3) % 10], tags[(i * 7 + 1) % 10]}, key=TAGS.index)[: i % 4])
+        book.tags.set([tags[j] for j in sorted({i % 10, (i * 3) % 10, (i * 7 + 1) % 10})][: i % 4])
         if i % 6 == 0:
             BookDetail.objects.create(book=book, summary=f"Über {book.title}: « résumé » #{n}")
         ids[f"b{n}"] = book.pk

@@ -127,6 +127,10 @@ class Differential:
             assert got.status == 400, f"v2 answers 500; {api} must answer 400, got {got.status}\n{_show(got.body)}"
             assert json.loads(got.body).get("error"), f"{api} 400 without an error message: {got.body!r}"
             return
+        assert expected.status != 500, (
+            "ModelResource answers 500: mark the case with modelresource_500 (DjonyResource "
+            f"must answer 400 there); {api} answered {got.status}\n{_show(got.body)}"
+        )
         assert got.status == expected.status, (
             f"status {got.status}, ModelResource: {expected.status}\n"
             f"{api}: {_show(got.body)}\nv2: {_show(expected.body)}"

@@ -237,7 +237,7 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
-def _times(value: float | None) -> str:
+def times(value: float | None) -> str:
     return "-" if value is None else f"x{value:.2f}"
 
 
@@ -287,7 +287,7 @@ def summary_table(report: dict[str, Any], markdown: bool = False) -> str:
 
         body.append(
             [endpoint["path"], rps("v2"), rps("v3"), rps("drf"), p50("v2"), p50("v3"), p50("drf"),
-             _times(endpoint["speedup"]["v3_over_v2"]), _times(endpoint["speedup"]["v3_over_drf"])]
+             times(endpoint["speedup"]["v3_over_v2"]), times(endpoint["speedup"]["v3_over_drf"])]
         )  # fmt: skip
     if markdown:
         lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * 8) + "|"]
@@ -345,8 +345,8 @@ def plot(report: dict[str, Any], path: Path) -> None:
             ax.annotate(f"{value:.1f}", (bar.get_x() + bar.get_width() / 2, value),
                         ha="center", va="bottom", fontsize=9)  # fmt: skip
         speed = endpoint["speedup"]
-        ax.set_title(f"{endpoint['path']}\nv3/v2 {_times(speed['v3_over_v2'])}, "
-                     f"v3/drf {_times(speed['v3_over_drf'])}", fontsize=9)  # fmt: skip
+        ax.set_title(f"{endpoint['path']}\nv3/v2 {times(speed['v3_over_v2'])}, "
+                     f"v3/drf {times(speed['v3_over_drf'])}", fontsize=9)  # fmt: skip
         ax.set_ylabel("requests per second (higher is better)", fontsize=8)
         ax.set_ylim(0, max(values or [1]) * 1.18)
         ax.tick_params(labelsize=8)
