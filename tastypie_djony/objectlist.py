@@ -149,6 +149,10 @@ class DjonyObjectList:
             raise BadRequest(f"Invalid filter value: {exc}".strip()) from None
         return cursor
 
+    def values_rows(self, fields: list[str]) -> list[tuple]:
+        """Rows of ``fields`` (Django names, ``pk`` allowed), as Django converts them."""
+        return DjonyObjectList(self.queryset.values_list(*fields)).rows()
+
     def rows(self) -> list[tuple]:
         """The rows of a ``values_list()`` queryset, converted as Django converts them."""
         compiler = self.queryset.query.get_compiler(self.queryset.db)

@@ -24,11 +24,14 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import router, transaction
 from pony.orm import db_session
 from pony.orm import rollback as pony_rollback
+from django.http import HttpResponse
 from tastypie.bundle import Bundle
+from tastypie.utils.mime import build_content_type
 from tastypie.fields import ToManyField
 from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass, Resource
 
 from tastypie_djony.checks import register_resource
+from tastypie_djony.fastpath import Fallback, ListPlan, NotPlannable, render_json
 from tastypie_djony.fields import SetField, as_set_field
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import Relation, make_loader
@@ -138,6 +141,55 @@ class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarati
                     nested = _chain(inner) if inner else None
             loaders.append(make_loader(relation, full=bool(field.full), nested=nested))
         return loaders
+
+    # -- fast list pages --------------------------------------------------
+    def list_plan(self, request: Any) -> ListPlan | None:
+        """How to build this request's JSON list page without objects, or ``None``.
+
+        ``None`` (Tastypie's general path) whenever the resource has hooks or
+        fields the plan cannot reproduce byte for byte; see
+        :mod:`tastypie_djony.fastpath`.
+        """
+        if self.determine_format(request) != "application/json":
+            return None
+        if getattr(self, "_not_plannable", False):
+            return None
+        try:
+            return ListPlan(self, DjonyResource)
+        except NotPlannable:
+            self._not_plannable = True
+            return None
+
+    def get_list(self, request: Any, **kwargs: Any) -> Any:
+        """Tastypie's ``get_list``; JSON pages of plain resources skip the objects."""
+        plan = self.list_plan(request)
+        if plan is None:
+            return super().get_list(request, **kwargs)
+        base_bundle = self.build_bundle(request=request)
+        objects = self.obj_get_list(bundle=base_bundle, **self.remove_api_resource_names(kwargs))
+        sorted_objects = self.apply_sorting(objects, options=request.GET)
+        paginator = self._meta.paginator_class(
+            request.GET,
+            sorted_objects,
+            resource_uri=self.get_resource_uri(),
+            limit=self._meta.limit,
+            max_limit=self._meta.max_limit,
+            collection_name=self._meta.collection_name,
+        )
+        page = paginator.page()
+        collection = self._meta.collection_name
+        try:
+            if not isinstance(page[collection], DjonyObjectList):
+                raise Fallback
+            page[collection] = plan.objects(page[collection])
+        except Fallback:
+            page[collection] = [
+                self.full_dehydrate(self.build_bundle(obj=obj, request=request), for_list=True)
+                for obj in page[collection]
+            ]
+            page = self.alter_list_data_to_serialize(request, page)
+            return self.create_response(request, page)
+        return HttpResponse(render_json(page), content_type=build_content_type("application/json"))
 
     # -- request handling -------------------------------------------------
     def wrap_view(self, view: str) -> Callable:

@@ -9,18 +9,13 @@ from django.contrib.auth.models import Permission, User
 from tastypie.api import Api
 
 from example_project.showcase.api_v2 import filter_everything
-try:  # TEMPORARY until tastypie_djony.resources lands; remove before merge
-    from tastypie_djony.fields import SetField
-    from tastypie_djony.resources import DjonyResource
-except ImportError:  # pragma: no cover
-    from tastypie.fields import ToManyField as SetField
-    from tastypie.resources import ModelResource as DjonyResource
+from tastypie_djony.fields import SetField
+from tastypie_djony.resources import DjonyResource
 
 
 class PermissionResource(DjonyResource):
     class Meta:
         object_model = Permission
-        queryset = Permission.objects.all()  # TEMPORARY
         filtering = filter_everything(Permission)
         resource_name = "auth/permission"
 
@@ -32,7 +27,6 @@ class UserResource(DjonyResource):
 
     class Meta:
         object_model = User
-        queryset = User.objects.all()  # TEMPORARY
         filtering = filter_everything(User)
         resource_name = "auth/user"
 

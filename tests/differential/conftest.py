@@ -10,8 +10,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from tests.differential import data
-from tests.differential.harness import Differential, api_client
+pytest.register_assert_rewrite("tests.differential.harness")
+
+from tests.differential import data  # noqa: E402
+from tests.differential.harness import Differential, api_client  # noqa: E402
 
 
 @pytest.fixture(scope="package")

@@ -71,8 +71,10 @@ class Answer:
     @classmethod
     def of(cls, response, api: str) -> Answer:
         prefix = f"/{api}/"
-        headers = {k: v.replace(prefix, MARKER) for k, v in response.headers.items()}
         content = response.content
+        headers = {k: v.replace(prefix, MARKER) for k, v in response.headers.items()}
+        # The prefix's length changes the body's: check Content-Length here.
+        assert int(headers.pop("Content-Length", len(content))) == len(content)
         if response.get("Content-Type", "").startswith("application/x-plist") and response.status_code == 200:
             body = _replace_strings(biplist.readPlistFromString(content), prefix)
         else:
@@ -135,7 +137,7 @@ class Differential:
             f"status {got.status}, ModelResource: {expected.status}\n"
             f"{api}: {_show(got.body)}\nv2: {_show(expected.body)}"
         )
-        assert got.headers == expected.headers
+        assert got.headers == expected.headers, f"headers {got.headers}, ModelResource: {expected.headers}"
         if got.body != expected.body:
             raise AssertionError(f"body differs from ModelResource's:\n{_diff(expected.body, got.body)}")
 

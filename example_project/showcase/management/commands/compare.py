@@ -103,12 +103,15 @@ class Command(BaseCommand):
     def _handle(self, options: dict[str, Any]) -> None:
         self._validate(options)
         endpoints = [ENDPOINTS_BY_NAME[name] for name in options["endpoint"] or []] or list(ENDPOINTS)
+        config = self._server_config(options)
+        try:
+            client = load.pick_client(options["client"])
+        except RuntimeError as error:
+            raise CommandError(str(error)) from None
         data = self._prepare_database(options)
         checks = self._check_identical(endpoints, options)
         if options["check_only"]:
             return
-        config = self._server_config(options)
-        client = load.pick_client(options["client"])
         settings = {
             "server": config.name,
             "workers": config.workers,
