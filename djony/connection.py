@@ -9,10 +9,11 @@ Django owns, so this module gives Pony:
   current thread (Django's own ``DatabaseWrapper``, so ``CONN_MAX_AGE``,
   ``close_old_connections`` and reconnects keep working), and
 * :func:`provider_class`, a subclass of each Pony provider whose transaction
-  hooks defer to Django: a Pony ``db_session`` that writes runs inside a
-  ``transaction.atomic()`` of its own.  Outside any atomic block that is a
-  transaction which commits when the session ends; inside one it is a
-  savepoint, so Pony never commits or rolls back a transaction Django owns.
+  hooks defer to Django: a Pony ``db_session`` that writes runs in a
+  transaction of its own when Django is in autocommit (committed when the
+  session ends) and in a savepoint inside Django's atomic block otherwise,
+  so Pony never commits or rolls back a transaction Django owns (see
+  :mod:`djony.transactions`).
 
 Every statement goes through Django's cursor wrapper, so Pony's queries
 appear in ``connection.queries``, ``assertNumQueries`` and
@@ -23,11 +24,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import connections, transaction
+from django.db import connections
 from django.db.utils import Error as DjangoDatabaseError
 from pony.orm.dbapiprovider import wrap_dbapi_exceptions
 
-from djony import converters
+from djony import converters, transactions
 
 
 class PonyCursor:
@@ -36,21 +37,25 @@ class PonyCursor:
     Django turns driver exceptions into ``django.db.utils`` ones; Pony only
     understands the driver's (which it turns into ``pony.orm`` exceptions).
     Django has already recorded the error on the connection by then, so its
-    health checks still see it.
+    health checks still see it.  Before each statement the session's
+    transaction scope is checked (see :func:`djony.transactions.ensure_scope`).
     """
 
-    __slots__ = ("_cursor",)
+    __slots__ = ("_cursor", "_connection")
 
-    def __init__(self, cursor: Any) -> None:
+    def __init__(self, cursor: Any, connection: PonyConnection) -> None:
         self._cursor = cursor
+        self._connection = connection
 
     def execute(self, sql: str, params: Any = None) -> Any:
+        self._connection.before_statement()
         try:
             return self._cursor.execute(sql, params)
         except DjangoDatabaseError as exc:
             raise (exc.__cause__ or exc) from None
 
     def executemany(self, sql: str, param_list: Any) -> Any:
+        self._connection.before_statement()
         try:
             return self._cursor.executemany(sql, param_list)
         except DjangoDatabaseError as exc:
@@ -64,15 +69,25 @@ class PonyCursor:
 
 
 class PonyConnection:
-    """What Pony holds as "the connection": Django's wrapper for one alias."""
+    """What Pony holds as "the connection": Django's wrapper for one alias.
 
-    __slots__ = ("django",)
+    ``session`` is the Pony session cache using it, set by the provider when
+    the session connects.
+    """
 
-    def __init__(self, django_connection: Any) -> None:
+    __slots__ = ("django", "alias", "session")
+
+    def __init__(self, django_connection: Any, alias: str) -> None:
         self.django = django_connection
+        self.alias = alias
+        self.session: Any = None
 
     def cursor(self) -> PonyCursor:
-        return PonyCursor(self.django.cursor())
+        return PonyCursor(self.django.cursor(), self)
+
+    def before_statement(self) -> None:
+        if self.session is not None and self.session.is_alive:
+            transactions.ensure_scope(self.session, self.alias)
 
     def __getattr__(self, name: str) -> Any:
         # server_version and friends, read by Pony's inspect_connection().
@@ -94,7 +109,7 @@ class DjangoPool:
         django_connection = connections[self.alias]
         django_connection.ensure_connection()
         converters.prepare_raw_connection(django_connection)
-        return PonyConnection(django_connection), False
+        return PonyConnection(django_connection, self.alias), False
 
     def release(self, connection: PonyConnection) -> None:
         """Django keeps the connection; nothing to hand back."""
@@ -110,53 +125,29 @@ class DjangoTransactionsMixin:
     """Pony provider hooks that leave transactions to Django.
 
     ``set_transaction_mode`` is where Pony starts a transaction before its
-    first write; here it enters ``transaction.atomic(using=alias)`` instead.
-    ``commit`` and ``rollback`` leave that atomic block, which commits (or
-    releases the savepoint) or rolls back exactly what Pony did.
+    first write; here it opens a scope in Django's transaction instead (see
+    :mod:`djony.transactions`).  ``commit`` and ``rollback`` close that scope.
     """
 
     alias: str
 
-    def _atomic(self, cache: Any) -> Any:
-        return getattr(cache, "djony_atomic", None)
-
     @wrap_dbapi_exceptions
     def set_transaction_mode(self, connection: PonyConnection, cache: Any) -> None:
-        if not cache.immediate or self._atomic(cache) is not None:
-            return
-        atomic = transaction.atomic(using=self.alias)
-        atomic.__enter__()
-        cache.djony_atomic = atomic
-        cache.in_transaction = True
-
-    def _leave_atomic(self, cache: Any, failed: bool) -> None:
-        atomic = self._atomic(cache)
-        if atomic is None:
-            return
-        cache.djony_atomic = None
-        if failed:
-            error = RuntimeError("Pony db_session rolled back")
-            atomic.__exit__(RuntimeError, error, None)
-        else:
-            atomic.__exit__(None, None, None)
+        connection.session = cache
+        transactions.ensure_scope(cache, self.alias)
 
     def commit(self, connection: PonyConnection, cache: Any = None) -> None:
         if cache is not None:
-            try:
-                self._leave_atomic(cache, failed=False)
-            finally:
-                cache.in_transaction = False
+            transactions.close_scope(cache, failed=False)
 
     def rollback(self, connection: PonyConnection, cache: Any = None) -> None:
         if cache is not None:
-            try:
-                self._leave_atomic(cache, failed=True)
-            finally:
-                cache.in_transaction = False
+            transactions.close_scope(cache, failed=True)
 
     def release(self, connection: PonyConnection, cache: Any = None) -> None:
-        if cache is not None and self._atomic(cache) is not None:
-            self.rollback(connection, cache)
+        connection.session = None
+        if cache is not None and getattr(cache, "djony_scope", None) is not None:
+            transactions.close_scope(cache, failed=True)
 
     def drop(self, connection: PonyConnection, cache: Any = None) -> None:
         self.release(connection, cache)

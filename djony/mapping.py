@@ -114,6 +114,9 @@ class _Declarer:
             body["_djony_info_"] = self.infos[model]
             body.update(deletion.entity_hooks(model, self.names))
             body.setdefault("pk", _pk_property)
+            # Code written for Django instances (Tastypie's DjangoAuthorization,
+            # create_identifier) reads ``obj._meta`` and ``obj.__class__._meta``.
+            body.setdefault("_meta", model._meta)
             entities[model] = type(self.names[model], (self.database.Entity,), body)
         return entities
 

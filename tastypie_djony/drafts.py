@@ -31,9 +31,7 @@ class Draft:
         object.__setattr__(self, "_entity", None)
 
     # -- attribute access -------------------------------------------------
-    @property
-    def _meta(self) -> Any:
-        return self._model._meta
+    _meta: Any = None  # set on the per-model subclass made by draft_class()
 
     @property
     def instance(self) -> models.Model:
@@ -135,6 +133,23 @@ class Draft:
         obj = entity(**values)
         obj.flush()
         return obj
+
+
+_DRAFT_CLASSES: dict[type[models.Model], type[Draft]] = {}
+
+
+def draft_class(model: type[models.Model]) -> type[Draft]:
+    """A ``Draft`` subclass whose ``_meta`` is the model's, as on a Django instance."""
+    cls = _DRAFT_CLASSES.get(model)
+    if cls is None:
+        cls = type(f"{model.__name__}Draft", (Draft,), {"_meta": model._meta})
+        _DRAFT_CLASSES[model] = cls
+    return cls
+
+
+def new_draft(model: type[models.Model]) -> Draft:
+    """An empty unsaved object of ``model``."""
+    return draft_class(model)(model)
 
 
 def _is_field(model: type[models.Model], name: str) -> bool:

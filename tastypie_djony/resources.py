@@ -22,6 +22,7 @@ from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.db import router, transaction
+from django.db.models.query import ModelIterable
 from pony.orm import db_session
 from pony.orm import rollback as pony_rollback
 from django.http import HttpResponse
@@ -60,8 +61,32 @@ class DjonyDeclarativeMetaclass(ModelDeclarativeMetaclass):
                 )
         new_class = super().__new__(mcs, name, bases, attrs)
         if meta is not None and not getattr(meta, "abstract", False):
+            queryset = getattr(new_class._meta, "queryset", None)
+            if queryset is not None:
+                check_queryset(name, queryset)
             register_resource(new_class)
         return new_class
+
+
+def check_queryset(resource_name: str, queryset: Any) -> None:
+    """Refuse ``Meta.queryset`` features an object list of Pony objects cannot carry."""
+    query = queryset.query
+    unsupported = []
+    if query.annotations:
+        unsupported.append(f"annotate() ({', '.join(query.annotations)})")
+    if query.extra:
+        unsupported.append("extra()")
+    if query.values_select or queryset._iterable_class is not ModelIterable:
+        unsupported.append("values()/values_list()")
+    if query.combinator:
+        unsupported.append(f"{query.combinator}()")
+    if unsupported:
+        raise ImproperlyConfigured(
+            f"DjonyResource {resource_name}: Meta.queryset uses {', '.join(unsupported)}, which "
+            "DjonyResource cannot serve (objects are Pony entities over the model's own "
+            "columns). Keep Meta.queryset to filter()/exclude()/order_by()/distinct(), and "
+            "compute extra values in a dehydrate_<field>() method."
+        )
 
 
 class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarativeMetaclass):

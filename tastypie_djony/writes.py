@@ -30,7 +30,7 @@ from pony.orm import core as pony_core
 from tastypie.bundle import Bundle
 from tastypie.exceptions import BadRequest, ImmediateHttpResponse, NotFound
 
-from tastypie_djony.drafts import Draft, unwrap
+from tastypie_djony.drafts import Draft, new_draft, unwrap
 from tastypie_djony.related import forget_loaded
 
 #: Pony and driver errors that mean "the database refused this data".
@@ -61,7 +61,7 @@ class PonyWritesMixin:
     # -- objects ------------------------------------------------------------
     def new_object(self) -> Draft:
         """An empty object to hydrate; override to pre-fill values."""
-        return Draft(self._meta.object_class)
+        return new_draft(self._meta.object_class)
 
     def build_bundle(self, obj=None, data=None, request=None, objects_saved=None, via_uri=None):
         if obj is None and not self.writes_through_django(request):

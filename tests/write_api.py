@@ -385,13 +385,14 @@ def _raw_insert(model, rows: list[dict]) -> None:
     """Insert rows into ``model``'s own table (an MTI child without its parents)."""
     if not rows:
         return
-    fields_ = [_column_field(model, key) for key in rows[0]]
+    keys = list(dict.fromkeys(key for row in rows for key in row))
+    fields_ = [_column_field(model, key) for key in keys]
     qn = connection.ops.quote_name
     columns = ", ".join(qn(f.column) for f in fields_)
     placeholders = ", ".join(["%s"] * len(fields_))
     sql = f"INSERT INTO {qn(model._meta.db_table)} ({columns}) VALUES ({placeholders})"
     params = [
-        [f.get_db_prep_save(value, connection) for f, value in zip(fields_, row.values(), strict=True)]
+        [f.get_db_prep_save(row.get(key), connection) for f, key in zip(fields_, keys, strict=True)]
         for row in rows
     ]
     with connection.cursor() as cursor:

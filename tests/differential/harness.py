@@ -40,16 +40,19 @@ class Case:
     """One GET request and what is known about ModelResource's answer."""
 
     url: str
+    method: str = "GET"  # anything else only to check a 405, which writes nothing
     headers: tuple[tuple[str, str], ...] = ()
     client: str = "anonymous"  # or "session": logged in as ``sessionuser``
     modelresource_500: str = ""  # why ModelResource answers 500, if it does
     backends: tuple[str, ...] = ("sqlite", "postgresql", "mysql")  # where it does (connection.vendor)
+    volatile: str = ""  # a regex for what differs between any two requests, e.g. a default of now()
 
     def __str__(self) -> str:
         extra = [f"{name}: {value}" for name, value in self.headers]
         if self.client != "anonymous":
             extra.append(f"client: {self.client}")
-        return self.url + (f" [{'; '.join(extra)}]" if extra else "")
+        method = "" if self.method == "GET" else f"{self.method} "
+        return method + self.url + (f" [{'; '.join(extra)}]" if extra else "")
 
     def known_500(self) -> bool:
         """Whether ModelResource answers 500 on the backend under test."""
@@ -69,7 +72,7 @@ class Answer:
     body: bytes | object = field(repr=False)
 
     @classmethod
-    def of(cls, response, api: str) -> Answer:
+    def of(cls, response, api: str, volatile: str = "") -> Answer:
         prefix = f"/{api}/"
         content = response.content
         headers = {k: v.replace(prefix, MARKER) for k, v in response.headers.items()}
@@ -79,6 +82,8 @@ class Answer:
             body = _replace_strings(biplist.readPlistFromString(content), prefix)
         else:
             body = content.replace(prefix.encode(), MARKER.encode())
+            if volatile:
+                body = re.sub(volatile.encode(), b"<volatile>", body)
         return cls(response.status_code, headers, body)
 
 
@@ -107,15 +112,17 @@ class Differential:
         return f"/{api}/" + PLACEHOLDER.sub(pk, case.url)
 
     def get(self, case: Case, api: str):
-        headers = dict(case.headers)
-        return self.clients[case.client].get(self.url(case, api), headers=headers)
+        client, url, headers = self.clients[case.client], self.url(case, api), dict(case.headers)
+        if case.method == "GET":
+            return client.get(url, headers=headers)
+        return client.generic(case.method, url, b"{}", "application/json", headers=headers)
 
     def answer(self, case: Case, api: str) -> Answer:
         if api == REFERENCE:
             if case not in self._reference:
-                self._reference[case] = Answer.of(self.get(case, api), api)
+                self._reference[case] = Answer.of(self.get(case, api), api, case.volatile)
             return self._reference[case]
-        return Answer.of(self.get(case, api), api)
+        return Answer.of(self.get(case, api), api, case.volatile)
 
     def check(self, case: Case, api: str) -> None:
         """Assert that ``api`` answers ``case`` as the reference does."""

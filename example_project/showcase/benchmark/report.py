@@ -6,7 +6,8 @@ JSON report (``--json FILE``), schema ``djony-example-compare/1``::
       "schema": "djony-example-compare/1",
       "date": "2026-11-30T12:00:00+00:00",          # when the run ended, UTC
       "command": "manage.py compare -n 100 -c 4",
-      "machine": {"platform": str, "python": str, "cpus": int, "cpu_model": str|null},
+      "machine": {"platform": str, "python": str, "cpus": int, "cpu_model": str|null,
+                  "load_average": [float, float, float]|null},   # when the run started
       "versions": {"django": str, "django-tastypie": str, "djangorestframework": str,
                    "pony": str, "djony": str, "server": str, "client": str},
       "database": {"vendor": "sqlite"|"postgresql"|"mysql", "version": str, "name": str},
@@ -79,6 +80,8 @@ def machine() -> dict[str, Any]:
         "python": sys.version.split()[0],
         "cpus": os.cpu_count() or 1,
         "cpu_model": _cpu_model(),
+        # Other programs busy on the machine make the numbers noisy: this tells.
+        "load_average": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
     }
 
 

@@ -103,15 +103,18 @@ class Command(BaseCommand):
     def _handle(self, options: dict[str, Any]) -> None:
         self._validate(options)
         endpoints = [ENDPOINTS_BY_NAME[name] for name in options["endpoint"] or []] or list(ENDPOINTS)
-        config = self._server_config(options)
+        if options["check_only"]:
+            self._prepare_database(options)
+            self._check_identical(endpoints, options)
+            self.stdout.write("v2 and v3 answer identical bodies.")
+            return
+        config = self._server_config(options)  # fail early on a missing server or client
         try:
             client = load.pick_client(options["client"])
         except RuntimeError as error:
             raise CommandError(str(error)) from None
         data = self._prepare_database(options)
         checks = self._check_identical(endpoints, options)
-        if options["check_only"]:
-            return
         settings = {
             "server": config.name,
             "workers": config.workers,
@@ -304,7 +307,7 @@ class Command(BaseCommand):
         )
         out.write(
             f"{db['vendor']} {db['version']}; {versions['server']}; client {versions['client']}; "
-            f"{built['machine']['cpus']} CPUs; {built['data']['users']} users"
+            f"{built['machine']['cpus']} CPUs (load {_load(built)}); {built['data']['users']} users"
         )
         out.write(
             f"-n {settings['requests']} -c {settings['concurrency']} per API and endpoint"
@@ -339,6 +342,11 @@ class Command(BaseCommand):
             except report.PlotError as error:
                 raise CommandError(str(error)) from None
             out.write(f"Wrote {options['plot']}")
+
+
+def _load(built: dict[str, Any]) -> str:
+    load_average = built["machine"].get("load_average")
+    return " ".join(f"{x:.2f}" for x in load_average) if load_average else "?"
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:
