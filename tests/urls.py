@@ -10,8 +10,9 @@ from django.urls import include, path
 
 from tests.api import build_api
 
-APIS = {"v2": "model", "v3": "djony", "v3o": "djony2013"}
+APIS = {
+    api_name: build_api(api_name, spelling)
+    for api_name, spelling in {"v2": "model", "v3": "djony", "v3o": "djony2013"}.items()
+}
 
-urlpatterns: list = [
-    path("", include(build_api(api_name, spelling).urls)) for api_name, spelling in APIS.items()
-]
+urlpatterns: list = [path("", include(api.urls)) for api in APIS.values()]

@@ -481,3 +481,70 @@ def snapshot() -> dict[str, list[tuple]]:
         rows = model._base_manager.order_by(*order).values(*columns)
         result[model._meta.db_table] = [{k: _plain(v) for k, v in row.items()} for row in rows]
     return result
+
+
+# =============================================================================
+# Requests and the module fixture
+# =============================================================================
+
+#: What request bodies and paths write instead of the API prefix.
+API_MARKER = "/API/"
+
+
+def api_client(server_name: str = "api.example"):
+    """A test client whose 500s come back as responses.
+
+    Tastypie re-raises unexpected exceptions when ``SERVER_NAME`` is
+    ``'testserver'`` (Django's default); with another name it answers 500
+    with its canned error, and ``raise_request_exception=False`` keeps the
+    test client from re-raising what ``got_request_exception`` reported.
+    Pass ``server_name="testserver"`` to get the exception instead.
+    """
+    from django.test import Client
+
+    if server_name == "testserver":
+        return Client()
+    return Client(raise_request_exception=False, SERVER_NAME=server_name)
+
+
+def send(client, api: str, method: str, path: str, body=None, content_type="application/json"):
+    """``method`` ``/<api>/<path>`` with ``body`` (JSON-encoded unless a str).
+
+    ``/API/`` in the path or the body becomes ``/<api>/``.
+    """
+    import json
+
+    url = f"/{api}/" + path.replace(API_MARKER, f"/{api}/")
+    if body is None:
+        data = ""
+    elif isinstance(body, str | bytes):
+        data = body
+    else:
+        data = json.dumps(body, ensure_ascii=False)
+    if isinstance(data, str):
+        data = data.replace(API_MARKER, f"/{api}/")
+    return client.generic(method, url, data, content_type=content_type)
+
+
+def write_db_fixture():
+    """Build the module-scoped ``write_db`` fixture (import it as ``write_db``).
+
+    The write tests commit for real (autocommit, like a server without
+    ATOMIC_REQUESTS), so they run outside pytest-django's per-test
+    transaction: the fixture unblocks the database for the module, mounts
+    :mod:`tests.write_urls`, and leaves every test table empty, with its
+    counter back at 1, when the module is done.
+    """
+    import pytest
+    from django.test import override_settings
+
+    @pytest.fixture(scope="module")
+    def write_db(django_db_setup, django_db_blocker):
+        with django_db_blocker.unblock(), override_settings(ROOT_URLCONF="tests.write_urls"):
+            reset()
+            try:
+                yield
+            finally:
+                reset(next_id=1, seed=False)
+
+    return write_db

@@ -210,7 +210,8 @@ def validate(report: Any) -> list[str]:
         if not isinstance(report["database"].get(key), str):
             errors.append(f"$.database.{key}: missing")
     for key in ("requests", "concurrency", "workers", "threads", "warmup", "rounds"):
-        if not isinstance(report["settings"].get(key), int):
+        value = report["settings"].get(key)
+        if not isinstance(value, int) or isinstance(value, bool):
             errors.append(f"$.settings.{key}: missing or not an integer")
     for index, check in enumerate(report["identical"]):
         _check_keys(check, {"endpoint": str, "path": str, "v2_v3_identical": bool},

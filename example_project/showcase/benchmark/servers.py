@@ -79,6 +79,14 @@ def check_available(config: ServerConfig) -> None:
         )
 
 
+def _settings_module() -> str:
+    from django.conf import settings
+
+    if settings.configured and getattr(settings, "SETTINGS_MODULE", None):
+        return settings.SETTINGS_MODULE
+    return os.environ.get("DJANGO_SETTINGS_MODULE", "example_project.settings")
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port on ``host`` that nothing listens on right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -140,7 +148,8 @@ class Server:
 
     def _spawn(self) -> None:
         env = dict(os.environ)
-        env["DJANGO_SETTINGS_MODULE"] = "example_project.settings"
+        # The server runs with the settings this process runs with.
+        env["DJANGO_SETTINGS_MODULE"] = _settings_module()
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
         env["PYTHONUNBUFFERED"] = "1"
         log = open(self.log_path, "ab")
