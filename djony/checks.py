@@ -46,10 +46,13 @@ def check_mapping(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMe
         info = entities[model]._djony_info_
         for name, reason in info.unmapped.items():
             partial = reason.startswith(("to_field=", "through="))
+            how = "partly mapped" if partial else "not mapped"
             messages.append(
                 checks.Warning(
-                    f"{model._meta.label}.{name} is {'partly ' if partial else 'not '}mapped by djony: {reason}.",
-                    hint=None if partial else "Add its internal type to the DJONY_DATA_TYPES setting.",
+                    f"{model._meta.label}.{name} is {how} by djony: {reason}.",
+                    hint=None
+                    if partial
+                    else "Add its internal type to the DJONY_DATA_TYPES setting.",
                     obj=model._meta.get_field(name),
                     id="djony.W002" if partial else "djony.W001",
                 )

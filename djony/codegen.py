@@ -21,7 +21,9 @@ def attribute_path(*names: str) -> str:
     return ".".join(names)
 
 
-def compile_lambda(arguments: str, body: str, namespace: dict[str, Any] | None = None) -> Callable[..., Any]:
+def compile_lambda(
+    arguments: str, body: str, namespace: dict[str, Any] | None = None
+) -> Callable[..., Any]:
     """``lambda <arguments>: <body>`` with ``namespace`` as its globals.
 
     Callers build ``body`` from :func:`attribute_path` and fixed text only.

@@ -86,6 +86,8 @@ class PonyConnection:
         return PonyCursor(self.django.cursor(), self)
 
     def before_statement(self) -> None:
+        if getattr(self.django, "djony_orphans", None):
+            transactions.settle_orphans(self.alias)
         if self.session is not None and self.session.is_alive:
             transactions.ensure_scope(self.session, self.alias)
 
@@ -109,6 +111,9 @@ class DjangoPool:
         django_connection = connections[self.alias]
         django_connection.ensure_connection()
         converters.prepare_raw_connection(django_connection)
+        _prepare_mysql_session(django_connection)
+        if getattr(django_connection, "djony_orphans", None):
+            transactions.settle_orphans(self.alias)
         return PonyConnection(django_connection, self.alias), False
 
     def release(self, connection: PonyConnection) -> None:
@@ -119,6 +124,23 @@ class DjangoPool:
 
     def disconnect(self) -> None:
         """Django closes its connections itself."""
+
+
+def _prepare_mysql_session(django_connection: Any) -> None:
+    """What Pony's MySQL provider sets on each connection it opens, once per raw connection.
+
+    Pony only does it for the connection it inspects at bind time; Django
+    opens new ones (requests, reconnects, threads).  Without it MySQL cuts
+    ``group_concat()`` results at 1024 bytes.
+    """
+    if django_connection.vendor != "mysql":
+        return
+    raw = django_connection.connection
+    if getattr(django_connection, "_djony_session_prepared", None) is raw:
+        return
+    with raw.cursor() as cursor:
+        cursor.execute("SET SESSION group_concat_max_len = 4294967295")
+    django_connection._djony_session_prepared = raw
 
 
 class DjangoTransactionsMixin:
@@ -134,6 +156,8 @@ class DjangoTransactionsMixin:
     @wrap_dbapi_exceptions
     def set_transaction_mode(self, connection: PonyConnection, cache: Any) -> None:
         connection.session = cache
+        if not isinstance(cache.dbvals_deduplication_cache, converters.ExactDeduplication):
+            cache.dbvals_deduplication_cache = converters.ExactDeduplication()
         transactions.ensure_scope(cache, self.alias)
 
     def commit(self, connection: PonyConnection, cache: Any = None) -> None:

@@ -221,3 +221,27 @@ def prepare_raw_connection(django_connection: Any) -> None:
     for name, (num_params, func) in functions.items():
         raw.create_function(name, num_params, func)
     django_connection._djony_prepared = raw
+
+
+class _KeepEach(dict):
+    """A deduplication table that keeps every value as it came."""
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        return default
+
+
+class ExactDeduplication(dict):
+    """Pony's per-session value deduplication, minus the types where equal is not same.
+
+    Pony shares one object among equal values read in a session, per type.
+    ``Decimal("0") == Decimal("0.0000")``, ``0.0 == -0.0`` and aware datetimes
+    in two zones compare equal, so sharing would hand one column another
+    column's scale, sign or zone.  Those types keep their own values.
+    """
+
+    EXACT_TYPES = (decimal.Decimal, float, datetime.datetime, datetime.time)
+
+    def __missing__(self, value_type: type) -> dict:
+        table = _KeepEach() if issubclass(value_type, self.EXACT_TYPES) else {}
+        self[value_type] = table
+        return table

@@ -19,7 +19,8 @@ Django's ``Collector``, in two phases:
 ``DO_NOTHING`` and custom ``on_delete`` functions cannot be reproduced on
 Pony objects: deleting a row that still has such references raises
 ``NotImplementedError`` (see docs/limitations-djony.md).  ``auto_now``
-fields get the current time on every update.
+fields get the current time on every update; columns left to a
+``db_default`` are read back from the database after a Pony insert.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from typing import Any
 from django.db import models
 from django.db.models.deletion import get_candidate_relations_to_delete
 from django.utils import timezone
-from pony.orm.core import Entity as PonyEntity, del_statuses
+from pony.orm.core import Entity as PonyEntity
+from pony.orm.core import del_statuses
 
 HANDLED_BY_PONY = (models.CASCADE, models.SET_NULL)
 
@@ -73,7 +75,9 @@ class Rule:
         """The live objects referring to ``obj`` through this relation."""
         if self.reverse is not None:
             value = getattr(obj, self.reverse)
-            objects = [] if value is None else list(value) if hasattr(value, "is_empty") else [value]
+            objects = (
+                [] if value is None else list(value) if hasattr(value, "is_empty") else [value]
+            )
         else:
             key = getattr(obj, self.field.target_field.attname)
             if key is None:
@@ -213,7 +217,9 @@ def entity_hooks(model: type[models.Model], names: dict[type[models.Model], str]
         "_delete_": _delete_,
         "_djony_delete_rules_": tuple(delete_rules(model, names)),
         "_djony_parent_links_": tuple(
-            link.name for parent, link in model._meta.parents.items() if link is not None and parent in names
+            link.name
+            for parent, link in model._meta.parents.items()
+            if link is not None and parent in names
         ),
     }
     if auto_now:
@@ -223,4 +229,21 @@ def entity_hooks(model: type[models.Model], names: dict[type[models.Model], str]
                 setattr(self, field.name, now_for(field)())
 
         hooks["before_update"] = before_update
+    db_defaults = [
+        f.name
+        for f in model._meta.local_concrete_fields
+        if getattr(f, "has_db_default", lambda: False)() and not f.has_default()
+    ]
+    if db_defaults:
+
+        def after_insert(self: Any) -> None:
+            # The database filled these columns; forget the None Pony holds so
+            # that reading them loads the stored value.
+            for name in db_defaults:
+                attr = self._adict_[name]
+                if self._vals_.get(attr) is None:
+                    self._vals_.pop(attr, None)
+                    self._dbvals_.pop(attr, None)
+
+        hooks["after_insert"] = after_insert
     return hooks

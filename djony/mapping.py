@@ -22,14 +22,14 @@ What Pony cannot express natively is built from Django's metadata:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field as dataclass_field
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Any
 
 from django.db import models
-from pony.orm import Optional, PrimaryKey, Required, Set, select
+from pony.orm import Optional, PrimaryKey, Required, Set
 
-from djony import deletion, inheritance
-from djony.codegen import attribute_path, compile_lambda
+from djony import attributes, deletion
 from djony.types import ColumnType, column_type, data_types
 
 
@@ -92,6 +92,12 @@ class _Declarer:
         self.types = data_types()
         self.bodies: dict[type[models.Model], dict[str, Any]] = {m: {} for m in self.models}
         self.infos = {m: EntityInfo(m, self.names[m]) for m in self.models}
+        #: Per model: to_field relation name -> (raw attribute, target field name).
+        self.to_fields: dict[type[models.Model], dict[str, tuple[str, str]]] = {
+            m: {} for m in self.models
+        }
+        #: Per model: (parent link, parent entity name) of a multi-table child.
+        self.links: dict[type[models.Model], list[tuple[str, str]]] = {}
 
     def target(self, field: models.Field) -> type[models.Model] | None:
         model = field.remote_field.model._meta.concrete_model
@@ -113,16 +119,28 @@ class _Declarer:
             body["_table_"] = model._meta.db_table
             body["_djony_info_"] = self.infos[model]
             body.update(deletion.entity_hooks(model, self.names))
-            body.setdefault("pk", _pk_property)
+            init = self.constructor(model)
+            if init is not None:
+                body["__init__"] = init
+            body.setdefault("pk", attributes.pk_property)
             # Code written for Django instances (Tastypie's DjangoAuthorization,
             # create_identifier) reads ``obj._meta`` and ``obj.__class__._meta``.
             body.setdefault("_meta", model._meta)
             entities[model] = type(self.names[model], (self.database.Entity,), body)
         return entities
 
+    def constructor(self, model: type[models.Model]) -> Any:
+        """``__init__`` for entities whose constructor must do more than Pony's, else ``None``."""
+        links = self.links.get(model, [])
+        to_fields = self.to_fields[model]
+        unmapped = {k: v for k, v in self.infos[model].unmapped.items() if k not in to_fields}
+        if not (links or to_fields or unmapped):
+            return None
+        return attributes.constructor(model._meta.label, links, to_fields, unmapped)
+
     def unmapped(self, model: type[models.Model], field: models.Field, reason: str) -> None:
         self.infos[model].unmapped[field.name] = reason
-        self.bodies[model][field.name] = _unmapped_property(model, field, reason)
+        self.bodies[model][field.name] = attributes.unmapped_property(model, field, reason)
 
     def scalar(self, field: models.Field) -> ColumnType | None:
         return column_type(field, self.types)
@@ -187,7 +205,9 @@ class _Declarer:
         target = self.target(field)
         if target is None:
             self.unmapped(
-                model, field, f"it refers to {field.remote_field.model._meta.label}, which has no entity"
+                model,
+                field,
+                f"it refers to {field.remote_field.model._meta.label}, which has no entity",
             )
             return
         if field.target_field != target._meta.pk:
@@ -220,15 +240,19 @@ class _Declarer:
         self.bodies[model][field.attname] = Optional(
             kind.py_type, column=field.column, nullable=True, **kind.options
         )
-        self.bodies[model][field.name] = _to_field_property(
+        self.bodies[model][field.name] = attributes.to_field_property(
             field.attname, self.names[target], field.target_field.name
         )
+        self.to_fields[model][field.name] = (field.attname, field.target_field.name)
         self.infos[model].paths[field.name] = (field.attname,)
         self.infos[model].unmapped[field.name] = (
-            f"to_field={field.target_field.name!r}: reachable as {field.attname} in queries"
+            f"to_field={field.target_field.name!r}: a property on objects; "
+            f"in queries use {field.attname}"
         )
 
-    def declare_many_to_many(self, model: type[models.Model], field: models.ManyToManyField) -> None:
+    def declare_many_to_many(
+        self, model: type[models.Model], field: models.ManyToManyField
+    ) -> None:
         target = self.target(field)
         if target is None:
             self.unmapped(model, field, "its target model has no entity")
@@ -266,19 +290,24 @@ class _Declarer:
             self.unmapped(model, field, f"its through model {through._meta.label} has no entity")
             return
         source_link, target_link = field.m2m_field_name(), field.m2m_reverse_field_name()
-        self.bodies[model][field.name] = _through_property(self.names[through], source_link, target_link)
+        self.bodies[model][field.name] = attributes.through_property(
+            self.names[through], source_link, target_link
+        )
         self.infos[model].unmapped[field.name] = (
-            f"through={through._meta.label}: use the {through._meta.object_name} entity in queries"
+            f"through={through._meta.label}: a read-only property on objects; "
+            f"use the {through._meta.object_name} entity in queries and writes"
         )
         if target is model and field.remote_field.symmetrical:
             return
         rev = reverse_name(field)
-        self.bodies[target][rev] = _through_property(self.names[through], target_link, source_link)
+        self.bodies[target][rev] = attributes.through_property(
+            self.names[through], target_link, source_link
+        )
 
     def declare_inherited(self, model: type[models.Model]) -> None:
         """Parent fields on a multi-table child, reached through the parent link."""
         info, body = self.infos[model], self.bodies[model]
-        if "__init__" in body:
+        if model in self.links:
             return  # already done (a parent is handled before its children)
         links = []
         for parent, link in model._meta.parents.items():
@@ -291,9 +320,8 @@ class _Declarer:
                 if name in info.paths or name in body:
                     continue
                 info.paths[name] = (link.name, *path)
-                body[name] = inheritance.inherited_property(link.name, path)
-        if links:
-            body["__init__"] = inheritance.child_constructor(links)
+                body[name] = attributes.inherited_property(link.name, path)
+        self.links[model] = links
 
 
 def _default(field: models.Field) -> Any:
@@ -302,64 +330,15 @@ def _default(field: models.Field) -> Any:
         return deletion.now_for(field)
     if field.has_default():
         return field.get_default
+    if getattr(field, "has_db_default", lambda: False)():
+        return None  # Pony leaves the column out of the INSERT: the database fills it
     if field.empty_strings_allowed and not field.null:
         return field.get_default  # "" for text columns, as Django saves it
     return None
 
 
-def _get_pk(self: Any) -> Any:
-    pk = self.get_pk()
-    # A relation primary key (multi-table child) is the parent's key, as in Django.
-    return pk.get_pk() if hasattr(pk, "get_pk") else pk
-
-
-#: ``obj.pk`` as on a Django instance (Tastypie and most hooks read it).
-_pk_property = property(_get_pk)
-
-
-def _unmapped_property(model: type[models.Model], field: models.Field, reason: str) -> property:
-    def fail(self: Any, *args: Any) -> Any:
-        raise NotImplementedError(f"{model._meta.label}.{field.name} is not mapped by djony: {reason}.")
-
-    return property(fail, fail)
-
-
-def _to_field_property(attname: str, target: str, target_field: str) -> property:
-    """``obj.rel`` for a relation to a non-primary-key ``to_field``: read and write."""
-
-    def get(self: Any) -> Any:
-        value = getattr(self, attname)
-        if value is None:
-            return None
-        entity = self._database_.entities[target]
-        return entity.get(**{target_field: value})
-
-    def set_(self: Any, value: Any) -> None:
-        setattr(self, attname, None if value is None else getattr(value, target_field))
-
-    return property(get, set_)
-
-
-def _through_property(through: str, source_link: str, target_link: str) -> property:
-    """The related objects of a many-to-many relation with an explicit ``through`` model.
-
-    A Pony query over the ``through`` entity: the rows whose ``source_link``
-    is this object, projected on their ``target_link``.
-    """
-    query = compile_lambda(
-        "rows, obj",
-        f"select(row.{attribute_path(target_link)} for row in rows "
-        f"if row.{attribute_path(source_link)} == obj)",
-        {"select": select},
-    )
-
-    def get(self: Any) -> Any:
-        return query(self._database_.entities[through], self)
-
-    return property(get)
-
-
-def declare_entities(database: Any, model_list: list[type[models.Model]]) -> dict[type[models.Model], Any]:
+def declare_entities(
+    database: Any, model_list: list[type[models.Model]]
+) -> dict[type[models.Model], Any]:
     """Declare one entity per concrete model in ``database``; returns model -> entity."""
     return _Declarer(database, model_list).declare()
-

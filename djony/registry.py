@@ -55,7 +55,8 @@ def entity_for(model: type[models.Model], alias: str | None = None) -> Any:
     """The entity over ``model``'s table (a proxy's is its concrete model's)."""
     concrete = model._meta.concrete_model
     if alias is None:
-        alias = router.db_for_read(concrete) or DEFAULT_DB_ALIAS
+        # Asked about the model itself (a proxy too), as Django's querysets ask.
+        alias = router.db_for_read(model) or DEFAULT_DB_ALIAS
     try:
         return entities(alias)[concrete]
     except KeyError:

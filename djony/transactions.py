@@ -31,6 +31,8 @@ from django.db.transaction import TransactionManagementError
 
 
 class Scope(Protocol):
+    alias: str
+
     def is_open(self) -> bool: ...
 
     def close(self, failed: bool) -> None: ...
@@ -82,7 +84,7 @@ class Savepoint:
         if (
             not connection.in_atomic_block
             or len(blocks) < depth
-            or any(a is not b for a, b in zip(blocks, self.blocks))
+            or any(a is not b for a, b in zip(blocks, self.blocks, strict=False))
             or connection.savepoint_ids[: len(self.savepoint_ids)] != self.savepoint_ids
         ):
             return "gone"
@@ -131,9 +133,43 @@ def ensure_scope(cache: Any, alias: str) -> None:
 
 
 def close_scope(cache: Any, failed: bool) -> None:
-    """Pony commits (``failed=False``) or rolls back: end the session's scope."""
+    """Pony commits (``failed=False``) or rolls back: end the session's scope.
+
+    A scope that cannot end yet (Pony's ``commit()``/``rollback()`` called
+    inside an atomic block opened after its first write) raises
+    ``TransactionManagementError``; Pony then gives up the session, so the
+    scope is kept on Django's connection and rolled back by
+    :func:`settle_orphans` as soon as that block has ended.
+    """
     scope = getattr(cache, "djony_scope", None)
     cache.djony_scope = None
     cache.in_transaction = False
-    if scope is not None:
+    if scope is None:
+        return
+    try:
         scope.close(failed)
+    except TransactionManagementError:
+        orphans = _orphans(scope.alias)
+        if scope not in orphans:
+            orphans.append(scope)
+        raise
+
+
+def _orphans(alias: str) -> list[Scope]:
+    connection = connections[alias]
+    orphans = getattr(connection, "djony_orphans", None)
+    if orphans is None:
+        orphans = connection.djony_orphans = []
+    return orphans
+
+
+def settle_orphans(alias: str) -> None:
+    """Roll back the scopes of abandoned Pony sessions once they can end."""
+    orphans = getattr(connections[alias], "djony_orphans", None)
+    while orphans:
+        scope = orphans[-1]
+        try:
+            scope.close(failed=True)
+        except TransactionManagementError:
+            return  # the newer atomic block is still active
+        orphans.pop()

@@ -8,8 +8,11 @@ Understood spellings (no extra dependency)::
     mysql://user:password@host:3306/name     (also mariadb://; MariaDB or MySQL)
 
 Query parameters become ``OPTIONS`` (``?sslmode=require``), except
-``conn_max_age`` which sets ``CONN_MAX_AGE``.  User, password and database
-name are percent-decoded, so ``p%40ss`` is the password ``p@ss``.
+``conn_max_age`` which sets ``CONN_MAX_AGE`` and
+``disable_server_side_cursors=true`` which sets
+``DISABLE_SERVER_SIDE_CURSORS`` (for PgBouncer in transaction pooling
+mode).  User, password and database name are percent-decoded, so ``p%40ss``
+is the password ``p@ss``.
 """
 
 from __future__ import annotations
@@ -66,6 +69,10 @@ def parse(url: str, conn_max_age: int = 0) -> dict[str, Any]:
     if "conn_max_age" in options:
         conn_max_age = int(options.pop("conn_max_age"))
     result["CONN_MAX_AGE"] = conn_max_age
+    if "disable_server_side_cursors" in options:
+        # Needed behind PgBouncer in transaction pooling mode.
+        flag = options.pop("disable_server_side_cursors").lower()
+        result["DISABLE_SERVER_SIDE_CURSORS"] = flag in ("1", "true", "yes", "on")
     if options:
         result["OPTIONS"] = options
     return result

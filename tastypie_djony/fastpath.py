@@ -30,7 +30,7 @@ from tastypie import fields as tastypie_fields
 from tastypie.resources import Resource
 from tastypie.serializers import Serializer
 
-from tastypie_djony.fields import SetField
+from tastypie_djony.fields import DjonyToOneField, SetField
 from tastypie_djony.related import Relation
 
 
@@ -49,7 +49,10 @@ SCALAR_FIELDS = {
     tastypie_fields.DateTimeField,
     tastypie_fields.TimeField,
 }
-TO_ONE_FIELDS = {tastypie_fields.ToOneField, tastypie_fields.ForeignKey, tastypie_fields.OneToOneField}
+TO_ONE_FIELDS = {tastypie_fields.ToOneField, tastypie_fields.ForeignKey, tastypie_fields.OneToOneField, DjonyToOneField}
+INTEGER_KEYS = {"AutoField", "BigAutoField", "SmallAutoField", "IntegerField", "BigIntegerField",
+                "SmallIntegerField", "PositiveIntegerField", "PositiveBigIntegerField",
+                "PositiveSmallIntegerField"}
 
 #: Resource methods that, when overridden, change what a list page contains.
 HOOKS = (
@@ -115,6 +118,7 @@ class ListPlan:
     def _plan_field(self, name: str, field: Any) -> None:
         kind = type(field)
         if name == "resource_uri" and field.attribute is None:
+            _require_integer_key(self.resource._meta.object_class)
             self.values.append((name, self._uri_value(self._column("pk"), self.resource)))
         elif kind in SCALAR_FIELDS:
             model_field = self._model_field(field.attribute)
@@ -127,6 +131,7 @@ class ListPlan:
                 raise NotPlannable(f"{name} is not a forward relation")
             if model_field.target_field != model_field.related_model._meta.pk:
                 raise NotPlannable(f"{name} uses to_field")
+            _require_integer_key(model_field.related_model)
             related = field.get_related_resource(None)
             index = self._column(model_field.attname)
             self.values.append((name, self._to_one_value(index, related, field)))
@@ -134,6 +139,8 @@ class ListPlan:
             relation = Relation.find(self.resource._meta.object_class, field.attribute)
             if relation is None:
                 raise NotPlannable(f"{name}: not a plain relation")
+            _require_integer_key(relation.target)
+            _require_integer_key(self.resource._meta.object_class)
             self.to_many.append((name, relation, field.get_related_resource(None)))
         else:
             raise NotPlannable(f"{name}: {kind.__name__}")
@@ -234,6 +241,12 @@ def simple_converter(field: Any, serializer: Serializer) -> Callable[[Any], Any]
 
         return iso_datetime
     return generic
+
+
+def _require_integer_key(model: type) -> None:
+    """URIs come from a template for integer keys only (others need ``reverse()``)."""
+    if model._meta.pk.get_internal_type() not in INTEGER_KEYS:
+        raise NotPlannable(f"{model._meta.label} has a {model._meta.pk.get_internal_type()} key")
 
 
 def _uri_builder(resource: Any) -> Callable[[int], str]:

@@ -18,9 +18,17 @@ from typing import Any
 
 from tastypie.bundle import Bundle
 from tastypie.exceptions import ApiFieldError
-from tastypie.fields import RelatedField, ToManyField
+from django.core.exceptions import FieldDoesNotExist
+from django.db.models.fields.files import FieldFile
+from tastypie.fields import FileField, RelatedField, ToManyField, ToOneField
 
-from tastypie_djony.related import Relation, related_keys, related_objects
+from tastypie_djony.related import (
+    Relation,
+    ToOneRelation,
+    related_keys,
+    related_objects,
+    stored_to_one,
+)
 
 
 class SetField(ToManyField):
@@ -71,13 +79,84 @@ class SetField(ToManyField):
         return [build(key) for key in keys]
 
 
+class DjonyToOneField(ToOneField):
+    """A ``ToOneField`` that reads the related object the page loader stored.
+
+    Without a stored value (an object not loaded as part of a page) it is
+    Tastypie's own ``ToOneField``.
+    """
+
+    def dehydrate(self, bundle: Bundle, for_list: bool = True) -> Any:
+        relation = ToOneRelation.find(self._resource._meta.object_class, self.attribute)
+        stored, related = stored_to_one(relation, bundle.obj) if relation else (False, None)
+        if not stored:
+            return super().dehydrate(bundle, for_list=for_list)
+        if related is None:
+            if not self.null:
+                raise ApiFieldError(
+                    "The model '%r' has an empty attribute '%s' and doesn't allow a null value."
+                    % (bundle.obj, self.attribute)
+                )
+            return None
+        return self.dehydrate_related(
+            Bundle(obj=related, request=bundle.request),
+            self.get_related_resource(related),
+            for_list=for_list,
+        )
+
+
+def as_to_one_field(field: ToOneField) -> ToOneField:
+    """Give a declared ``ToOneField`` the stored-relation behaviour, keeping overrides."""
+    return _with_mixin(field, DjonyToOneField, ToOneField)
+
+
+class DjonyFileField(FileField):
+    """Tastypie's ``FileField`` for Pony objects, which hold the file's name.
+
+    Wraps the name in Django's ``FieldFile`` so ``url`` (and the ``None`` for
+    an empty file) come out as they do for a Django instance.
+    """
+
+    model_field: Any = None
+
+    def convert(self, value: Any) -> Any:
+        if isinstance(value, str) and self.model_field is not None:
+            value = FieldFile(None, self.model_field, value)
+        return super().convert(value)
+
+
+def as_file_field(field: FileField, model: type) -> FileField:
+    """Give a stock ``FileField`` over a model file field the Pony-aware ``convert``."""
+    if type(field) is not FileField or not isinstance(field.attribute, str):
+        return field
+    try:
+        model_field = model._meta.get_field(field.attribute)
+    except FieldDoesNotExist:
+        return field
+    field.__class__ = DjonyFileField
+    field.model_field = model_field
+    return field
+
+
 def as_set_field(field: ToManyField) -> ToManyField:
     """Give a declared ``ToManyField`` the ``SetField`` behaviour, keeping overrides."""
+    return _with_mixin(field, SetField, ToManyField)
+
+
+_MIXED_CLASSES: dict[tuple[type, type], type] = {}
+
+
+def _with_mixin(field: Any, behaviour: type, stock: type) -> Any:
+    """Switch ``field`` to ``behaviour``; a subclass of ``stock`` keeps its own methods first."""
     cls = type(field)
-    if issubclass(cls, SetField):
+    if issubclass(cls, behaviour):
         return field
-    if cls is ToManyField:
-        field.__class__ = SetField
-    else:
-        field.__class__ = type(cls.__name__, (cls, SetField), {"__module__": cls.__module__})
+    if cls is stock:
+        field.__class__ = behaviour
+        return field
+    mixed = _MIXED_CLASSES.get((cls, behaviour))
+    if mixed is None:
+        mixed = type(cls.__name__, (cls, behaviour), {"__module__": cls.__module__})
+        _MIXED_CLASSES[(cls, behaviour)] = mixed
+    field.__class__ = mixed
     return field

@@ -19,12 +19,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from django.core.exceptions import FieldError
-from django.db import DataError, models
+from django.core.exceptions import EmptyResultSet, FieldError
+from django.db import DataError, NotSupportedError, models
 from pony.orm.core import local as pony_local
 from tastypie.exceptions import BadRequest, InvalidSortError
 
 from djony.registry import entity_for
+
+
+#: Errors Django raises while compiling SQL for a client's filter value.
+COMPILE_ERRORS = (ValueError, TypeError, IndexError, AttributeError, NotSupportedError)
+
+#: Larger offsets or limits than any database accepts.
+MAX_ROWS = 2**63 - 1
 
 
 class DjonyObjectList:
@@ -71,8 +78,9 @@ class DjonyObjectList:
 
     def order_by(self, *fields: str) -> DjonyObjectList:
         chained = self._chain(self.queryset.order_by(*fields))
+        probe = chained.queryset.all()  # compiling adds joins to the query: use a copy
         try:
-            chained.queryset.query.get_compiler(self.queryset.db).get_order_by()
+            probe.query.get_compiler(self.queryset.db).get_order_by()
         except FieldError as exc:
             raise InvalidSortError(f"Cannot order by {', '.join(fields)}: {exc}") from None
         return chained
@@ -90,7 +98,12 @@ class DjonyObjectList:
         if self._result is not None:
             return self._result[key]
         if isinstance(key, slice):
-            return self._chain(self.queryset[key])
+            start, stop = key.start or 0, key.stop
+            if start > MAX_ROWS:
+                raise BadRequest(f"Invalid offset '{start}' provided: it must be at most {MAX_ROWS}.")
+            if stop is not None and stop > MAX_ROWS:
+                stop = None
+            return self._chain(self.queryset[start:stop])
         return list(self._chain(self.queryset[key : key + 1]))[0] if key >= 0 else self._fetch()[key]
 
     def __iter__(self) -> Iterator[Any]:
@@ -105,7 +118,10 @@ class DjonyObjectList:
     def count(self) -> int:
         if self._result is not None:
             return len(self._result)
-        sql, params = self._compile(self.queryset.order_by().values("pk"))
+        try:
+            sql, params = self._compile(self.queryset.order_by().values("pk"))
+        except EmptyResultSet:
+            return 0
         cursor = self._execute(f"SELECT COUNT(*) FROM ({sql}) djony_count", params)
         return cursor.fetchone()[0]
 
@@ -134,6 +150,11 @@ class DjonyObjectList:
             return queryset.query.get_compiler(queryset.db).as_sql()
         except FieldError as exc:
             raise BadRequest(str(exc)) from None
+        except COMPILE_ERRORS as exc:
+            # A lookup that only checks its value when compiled (isnull=maybe,
+            # a one-value range, a duration given as text) or that this database
+            # lacks (JSON contains on SQLite): the request, not the code, is wrong.
+            raise BadRequest(f"Invalid filter: {exc}".strip()) from None
 
     def _execute(self, sql: str, params: Any) -> Any:
         entity = self.entity
@@ -147,6 +168,10 @@ class DjonyObjectList:
             raise BadRequest(f"Invalid filter value: {exc}".strip()) from None
         except entity._database_.provider.dbapi_module.DataError as exc:
             raise BadRequest(f"Invalid filter value: {exc}".strip()) from None
+        except entity._database_.provider.dbapi_module.OperationalError as exc:
+            if not _refused_pattern(exc):
+                raise
+            raise BadRequest(f"Invalid regular expression: {exc}".strip()) from None
         return cursor
 
     def values_rows(self, fields: list[str]) -> list[tuple]:
@@ -158,8 +183,12 @@ class DjonyObjectList:
         compiler = self.queryset.query.get_compiler(self.queryset.db)
         try:
             sql, params = compiler.as_sql()
+        except EmptyResultSet:
+            return []
         except FieldError as exc:
             raise BadRequest(str(exc)) from None
+        except COMPILE_ERRORS as exc:
+            raise BadRequest(f"Invalid filter: {exc}".strip()) from None
         rows = self._execute(sql, params).fetchall()
         converters = compiler.get_converters([s[0] for s in compiler.select[: compiler.col_count]])
         if converters:
@@ -180,7 +209,10 @@ class DjonyObjectList:
         attrs = [attr for attr in entity._attrs_ if attr.columns and not attr.is_collection]
         columns = [column for attr in attrs for column in attr.columns]
         queryset = self.queryset.values_list(*[_attname(entity, column) for column in columns])
-        sql, params = self._compile(queryset)
+        try:
+            sql, params = self._compile(queryset)
+        except EmptyResultSet:
+            return []
         cursor = self._execute(sql, params)
         offsets: dict[Any, list[int]] = {}
         position = 0
@@ -190,6 +222,19 @@ class DjonyObjectList:
         if pony_local.db_session is None:
             raise RuntimeError("DjonyObjectList must be evaluated inside a Pony db_session.")
         return entity._fetch_objects(cursor, offsets, max_fetch_count=None)
+
+
+#: MySQL/MariaDB error codes for a regular expression the server cannot compile.
+MYSQL_REGEX_ERRORS = {1139, *range(3684, 3700)}
+
+
+def _refused_pattern(exc: Exception) -> bool:
+    """Whether an OperationalError is the database refusing a ``regex`` value."""
+    code = exc.args[0] if exc.args else None
+    if isinstance(code, int):
+        return code in MYSQL_REGEX_ERRORS
+    # SQLite: Django's REGEXP function raised re.error for the pattern.
+    return "user-defined function raised exception" in str(exc)
 
 
 def _attname(entity: Any, column: str) -> str:

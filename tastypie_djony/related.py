@@ -63,6 +63,83 @@ class Relation:
         return result
 
 
+class ToOneRelation:
+    """A to-one relation of ``model`` (forward, ``to_field`` or reverse one-to-one)."""
+
+    def __init__(self, model: type[models.Model], attribute: str) -> None:
+        field = model._meta.get_field(attribute)
+        self.model = model
+        self.attribute = attribute
+        self.key = (model._meta.label, attribute, "one")
+        self.target: type[models.Model] = field.related_model
+
+    @classmethod
+    def find(cls, model: type[models.Model], attribute: Any) -> ToOneRelation | None:
+        if not isinstance(attribute, str) or "__" in attribute:
+            return None
+        try:
+            field = model._meta.get_field(attribute)
+        except FieldDoesNotExist:
+            return None
+        if not (field.many_to_one or field.one_to_one) or field.related_model is None:
+            return None
+        return cls(model, attribute)
+
+    @property
+    def plain_forward(self) -> bool:
+        """A ForeignKey/OneToOne to the primary key: Pony reads it from the row."""
+        field = self.model._meta.get_field(self.attribute)
+        return field.concrete and field.target_field == self.target._meta.pk
+
+    def related_keys(self, owner_keys: list[Any]) -> dict[Any, Any]:
+        """Owner key -> the related object's key (or ``None``), in one query."""
+        from tastypie_djony.objectlist import DjonyObjectList
+
+        if not owner_keys:
+            return {}
+        queryset = (
+            self.model._base_manager.filter(pk__in=owner_keys)
+            .order_by()
+            .values_list("pk", f"{self.attribute}__pk")
+        )
+        return dict(DjonyObjectList(queryset).rows())
+
+
+def make_to_one_loader(relation: ToOneRelation, full: bool, nested: Callable | None) -> Callable:
+    """A page loader for a to-one field: keys for every object, objects if ``full``."""
+
+    def load(objects: list[Any]) -> None:
+        keys = relation.related_keys([obj.pk for obj in objects])
+        session_store(relation.target).setdefault(relation.key, {}).update(keys)
+        if full:
+            _load_objects(relation.target, {key for key in keys.values() if key is not None}, nested)
+
+    return load
+
+
+def _load_objects(model: type[models.Model], keys: set, nested: Callable | None) -> None:
+    """Load ``model`` objects into the Pony session, running ``nested`` loaders on them."""
+    from tastypie_djony.objectlist import DjonyObjectList
+
+    if not keys:
+        return
+    loaded = DjonyObjectList(model._default_manager.filter(pk__in=keys))
+    if nested is not None:
+        loaded = loaded.with_loaders((nested,))
+    list(loaded)
+
+
+def stored_to_one(relation: ToOneRelation, owner: Any) -> tuple[bool, Any]:
+    """``(True, object or None)`` when the page loader stored ``owner``'s relation."""
+    store = session_store(relation.target).get(relation.key)
+    if store is None or owner.pk not in store:
+        return False, None
+    key = store[owner.pk]
+    if key is None:
+        return True, None
+    return True, entity_for(relation.target)._get_by_raw_pkval_((key,))
+
+
 def session_store(model: type[models.Model]) -> dict[Any, Any]:
     """Related data kept for the current Pony session (one request)."""
     cache = entity_for(model)._database_._get_cache()
@@ -84,14 +161,7 @@ def make_loader(relation: Relation, full: bool, nested: Callable[[list], None] |
         keys = relation.related_keys([obj.pk for obj in objects])
         session_store(relation.target).setdefault(relation.key, {}).update(keys)
         if full:
-            from tastypie_djony.objectlist import DjonyObjectList
-
-            wanted = {key for values in keys.values() for key in values}
-            queryset = relation.target._default_manager.filter(pk__in=wanted)
-            loaded = DjonyObjectList(queryset)
-            if nested is not None:
-                loaded = loaded.with_loaders((nested,))
-            list(loaded)
+            _load_objects(relation.target, {key for values in keys.values() for key in values}, nested)
 
     return load
 

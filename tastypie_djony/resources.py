@@ -27,15 +27,22 @@ from pony.orm import db_session
 from pony.orm import rollback as pony_rollback
 from django.http import HttpResponse
 from tastypie.bundle import Bundle
+from tastypie.exceptions import BadRequest, InvalidFilterError
 from tastypie.utils.mime import build_content_type
-from tastypie.fields import ToManyField
+from tastypie.fields import FileField, ToManyField, ToOneField
 from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass, Resource
 
 from tastypie_djony.checks import register_resource
 from tastypie_djony.fastpath import Fallback, ListPlan, NotPlannable, render_json
-from tastypie_djony.fields import SetField, as_set_field
+from tastypie_djony.fields import (
+    DjonyToOneField,
+    SetField,
+    as_file_field,
+    as_set_field,
+    as_to_one_field,
+)
 from tastypie_djony.objectlist import DjonyObjectList
-from tastypie_djony.related import Relation, make_loader
+from tastypie_djony.related import Relation, ToOneRelation, make_loader, make_to_one_loader
 from tastypie_djony.uris import DetailUriTemplate
 from tastypie_djony.writes import WRITES_THROUGH_DJANGO, PonyWritesMixin
 
@@ -101,6 +108,10 @@ class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarati
         for name, field in self.fields.items():
             if isinstance(field, ToManyField):
                 self.fields[name] = as_set_field(field)
+            elif isinstance(field, ToOneField):
+                self.fields[name] = as_to_one_field(field)
+            elif isinstance(field, FileField):
+                self.fields[name] = as_file_field(field, self._meta.object_class)
         self._detail_uris = DetailUriTemplate(self._reverse_detail) if self._stock_uris() else None
 
     def _stock_uris(self) -> bool:
@@ -153,19 +164,59 @@ class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarati
         loaders = []
         model = self._meta.object_class
         for field in self.fields.values():
-            if not isinstance(field, SetField) or field.use_in == "none":
-                continue
-            relation = Relation.find(model, field.attribute)
-            if relation is None:
-                continue
-            nested = None
-            if field.full and depth < MAX_LOADER_DEPTH:
-                related_resource = field.to_class()
-                if isinstance(related_resource, DjonyResource):
-                    inner = related_resource.page_loaders(depth + 1)
-                    nested = _chain(inner) if inner else None
-            loaders.append(make_loader(relation, full=bool(field.full), nested=nested))
+            if isinstance(field, SetField):
+                relation = Relation.find(model, field.attribute)
+                if relation is not None:
+                    nested = self._nested_loaders(field, depth)
+                    loaders.append(make_loader(relation, full=bool(field.full), nested=nested))
+            elif isinstance(field, DjonyToOneField):
+                relation = ToOneRelation.find(model, field.attribute)
+                # A plain ForeignKey is in the row already (Pony seeds); only
+                # full objects, reverse one-to-ones and to_field keys need a query.
+                if relation is not None and (field.full or not relation.plain_forward):
+                    nested = self._nested_loaders(field, depth)
+                    loaders.append(make_to_one_loader(relation, full=bool(field.full), nested=nested))
         return loaders
+
+    def _nested_loaders(self, field: Any, depth: int) -> Callable[[list], None] | None:
+        if not field.full or depth >= MAX_LOADER_DEPTH:
+            return None
+        related_resource = field.to_class()
+        if not isinstance(related_resource, DjonyResource):
+            return None
+        inner = related_resource.page_loaders(depth + 1)
+        return _chain(inner) if inner else None
+
+    # -- bad input that ModelResource answers with a 500 ------------------------
+    def filter_value_to_python(self, value, field_name, filters, filter_expr, filter_type):
+        """Tastypie's parsing; ``?x__in=true`` or a 3-value range is a 400, not a 500."""
+        try:
+            value = super().filter_value_to_python(value, field_name, filters, filter_expr, filter_type)
+        except TypeError:
+            raise InvalidFilterError(
+                f"'{filter_expr}' needs a comma-separated list of values, got {value!r}."
+            ) from None
+        if filter_type == "range" and len(value) != 2:
+            raise InvalidFilterError(
+                f"'{filter_expr}' needs two comma-separated values (from,to), got {len(value)}."
+            )
+        return value
+
+    def check_filtering(self, field_name, filter_type="exact", filter_bits=None):
+        """Tastypie's check; a name in ``Meta.filtering`` that is no field is a 400."""
+        if field_name in self._meta.filtering and field_name not in self.fields:
+            raise InvalidFilterError(
+                f"The '{field_name}' field is not a field of the "
+                f"'{self._meta.resource_name}' resource, so it cannot be filtered on."
+            )
+        return super().check_filtering(field_name, filter_type, filter_bits)
+
+    def get_multiple(self, request: Any, **kwargs: Any) -> Any:
+        """``set/1;2/``; a key of the wrong type (``set/1;abc/``) is a 400, not a 500."""
+        try:
+            return super().get_multiple(request, **kwargs)
+        except ValueError:
+            raise BadRequest("Invalid resource lookup data provided (mismatched type).") from None
 
     # -- fast list pages --------------------------------------------------
     def list_plan(self, request: Any) -> ListPlan | None:

@@ -150,7 +150,9 @@ def test_to_field_cascade(data: dict) -> None:
 def test_do_nothing_is_refused_with_a_clear_error(data: dict) -> None:
     book = data["book"]
     Loan.objects.create(book=book, borrower=data["bob"])
-    with pytest.raises(NotImplementedError, match=r"testapp\.Loan\.book.*DO_NOTHING.*through the Django model"):
+    with pytest.raises(
+        NotImplementedError, match=r"testapp\.Loan\.book.*DO_NOTHING.*through the Django model"
+    ):
         delete(Book, book.pk)
     assert Book.objects.filter(pk=book.pk).exists()
     with db_session:  # deleting the referencing rows first is the way through Pony

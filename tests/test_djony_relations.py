@@ -58,7 +58,15 @@ def library() -> dict:
     publisher = Publisher.objects.create(name="Pub")
     book = Book.objects.create(title="B1", author=ann, editor=bob, publisher=publisher)
     other = Book.objects.create(title="B2", author=bob, editor=bob)
-    return {"de": de, "jp": jp, "ann": ann, "bob": bob, "publisher": publisher, "book": book, "other": other}
+    return {
+        "de": de,
+        "jp": jp,
+        "ann": ann,
+        "bob": bob,
+        "publisher": publisher,
+        "book": book,
+        "other": other,
+    }
 
 
 def test_foreign_keys_and_reverse_names(library: dict) -> None:
@@ -80,7 +88,9 @@ def test_foreign_keys_and_reverse_names(library: dict) -> None:
         assert pks(Author.p[ann.pk].mentees) == {bob.pk}
         assert Author.p[ann.pk].mentor is None
         # relations in queries
-        titles = select(b.title for b in Book.p if b.author.country.code == "DE" and b.editor.name == "Bob")
+        titles = select(
+            b.title for b in Book.p if b.author.country.code == "DE" and b.editor.name == "Bob"
+        )
         assert set(titles) == {"B1", "B2"}
 
 
@@ -128,7 +138,11 @@ def test_to_field_relation(library: dict) -> None:
     assert Author.objects.get(pk=ann.pk).country_by_code == library["de"]
     with db_session:
         Author.p[ann.pk].country_by_code = None
+        created = Author.p(name="Yuki", country_by_code=Country.p.get(code="JP"))
+        created.flush()
+        pk = created.id
     assert Author.objects.get(pk=ann.pk).country_by_code is None
+    assert Author.objects.get(pk=pk).country_by_code == library["jp"]
 
 
 def test_many_to_many_both_ways(library: dict) -> None:
@@ -158,7 +172,10 @@ def test_symmetric_self_many_to_many(library: dict) -> None:
         assert pks(Author.p[bob.pk].friends) == {ann.pk}
         Author.p[cid.pk].friends.add(Author.p[ann.pk])
     assert m2m_rows(field) == {
-        (ann.pk, bob.pk), (bob.pk, ann.pk), (cid.pk, ann.pk), (ann.pk, cid.pk)
+        (ann.pk, bob.pk),
+        (bob.pk, ann.pk),
+        (cid.pk, ann.pk),
+        (ann.pk, cid.pk),
     }
     assert set(ann.friends.values_list("name", flat=True)) == {"Bob", "Cid"}
     assert set(cid.friends.values_list("name", flat=True)) == {"Ann"}
@@ -200,20 +217,25 @@ def test_explicit_through(library: dict) -> None:
 
 
 def test_multi_table_inheritance_reads_parent_fields() -> None:
-    pizzeria = Pizzeria.objects.create(name="Da Mario", address="Via Roma", serves_pizza=True, ovens=3)
+    pizzeria = Pizzeria.objects.create(
+        name="Da Mario", address="Via Roma", serves_pizza=True, ovens=3
+    )
     with db_session:
         entity = Pizzeria.p[pizzeria.pk]
         assert (entity.name, entity.address, entity.serves_pizza, entity.ovens) == (
-            "Da Mario", "Via Roma", True, 3
+            "Da Mario",
+            "Via Roma",
+            True,
+            3,
         )
         assert entity.id == pizzeria.pk
         assert Restaurant.p[pizzeria.pk].name == "Da Mario"
         assert Place.p[pizzeria.pk].restaurant.pizzeria.ovens == 3
         # parent fields work inside queries too
         assert select(p.ovens for p in Pizzeria.p if p.name == "Da Mario")[:] == [3]
-        assert select(r.address for r in Restaurant.p if r.serves_pizza and r.name.startswith("Da"))[:] == [
-            "Via Roma"
-        ]
+        assert select(
+            r.address for r in Restaurant.p if r.serves_pizza and r.name.startswith("Da")
+        )[:] == ["Via Roma"]
 
 
 def test_multi_table_inheritance_writes_parent_fields() -> None:
@@ -229,7 +251,10 @@ def test_multi_table_inheritance_writes_parent_fields() -> None:
     assert (restaurant.name, restaurant.serves_pizza) == ("New", True)
     pizzeria = Pizzeria.objects.get(pk=new_pk)
     assert (pizzeria.name, pizzeria.address, pizzeria.serves_pizza, pizzeria.ovens) == (
-        "Pony Pizza", "Ponyweg 1", True, 2
+        "Pony Pizza",
+        "Ponyweg 1",
+        True,
+        2,
     )
     assert Place.objects.filter(pk=new_pk).exists()
 
@@ -269,7 +294,10 @@ def test_django_contrib_models_have_entities() -> None:
         assert pks(pony_user.user_permissions) == {permission.pk}
         assert pony_user.user_permissions.select().first().content_type.model == "user"
         assert pks(Group.p[group.pk].user_set) == {user.pk}
-        assert ContentType.p.get(app_label="auth", model="user").id == ContentType.objects.get_for_model(User).pk
+        assert (
+            ContentType.p.get(app_label="auth", model="user").id
+            == ContentType.objects.get_for_model(User).pk
+        )
 
 
 def test_entities_share_one_database() -> None:

@@ -8,16 +8,18 @@ opened inside a ``db_session`` keep their meaning.
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
 from django.db import connection, connections, transaction
-from django.db.transaction import TransactionManagementError
 from django.http import HttpRequest, HttpResponse
 from django.test import Client, TestCase, override_settings
 from django.urls import path
 from pony.orm import commit, db_session, flush
-from pony.orm.core import TransactionIntegrityError
+from pony.orm.core import CommitException, TransactionIntegrityError
 
 from tests.testapp.models import AllTypes, Country, Tag
+from tests.testapp.testing import AutocommitTestCase, assert_not_committed, committed_names
 
 
 class Boom(Exception):
@@ -33,25 +35,13 @@ def django_names() -> set[str]:
     return set(Tag.objects.values_list("name", flat=True))
 
 
-def committed_names() -> set[str]:
-    """The rows another connection sees: only what was committed."""
-    other = connections.create_connection("default")
-    try:
-        with other.cursor() as cursor:
-            cursor.execute(f"SELECT name FROM {Tag._meta.db_table}")
-            return {row[0] for row in cursor.fetchall()}
-    finally:
-        other.close()
-
-
 def assert_autocommit_restored() -> None:
     assert not connection.in_atomic_block
     assert connection.get_autocommit()
     assert connection.savepoint_ids == []
 
 
-@pytest.mark.django_db(transaction=True)
-class TestInsideAtomic:
+class TestInsideAtomic(AutocommitTestCase):
     def test_each_sees_the_other_before_commit_and_one_rollback_undoes_both(self) -> None:
         with pytest.raises(Boom):
             with transaction.atomic():
@@ -60,7 +50,7 @@ class TestInsideAtomic:
                 with db_session:
                     Tag.p(name="pony")
                 assert django_names() == {"django", "pony"}
-                assert committed_names() == set()
+                assert_not_committed("pony")
                 raise Boom
         assert django_names() == set()
         assert pony_names() == set()
@@ -71,7 +61,7 @@ class TestInsideAtomic:
             Tag.objects.create(name="django")
             with db_session:
                 Tag.p(name="pony")
-            assert committed_names() == set()
+            assert_not_committed("pony")
         assert committed_names() == {"django", "pony"}
         assert_autocommit_restored()
 
@@ -98,14 +88,13 @@ class TestInsideAtomic:
         assert AllTypes.objects.count() == 1
 
 
-@pytest.mark.django_db(transaction=True)
-class TestOutsideAtomic:
+class TestOutsideAtomic(AutocommitTestCase):
     def test_writing_session_commits_at_its_end(self) -> None:
         with db_session:
             Tag.p(name="pony")
             flush()
             assert connection.in_atomic_block  # Pony's own transaction, not autocommit
-            assert committed_names() == set()
+            assert_not_committed("pony")
         assert committed_names() == {"pony"}
         assert_autocommit_restored()
 
@@ -131,6 +120,7 @@ class TestOutsideAtomic:
             with db_session:
                 Tag.p(name="first")
                 commit()
+                assert not connection.in_atomic_block
                 assert committed_names() == {"first"}
                 Tag.p(name="second")
                 flush()
@@ -139,8 +129,7 @@ class TestOutsideAtomic:
         assert_autocommit_restored()
 
 
-@pytest.mark.django_db(transaction=True)
-class TestAtomicInsideSession:
+class TestAtomicInsideSession(AutocommitTestCase):
     """``transaction.atomic()`` blocks opened inside a ``db_session``."""
 
     def test_pony_writes_flushed_in_a_block_share_its_commit(self) -> None:
@@ -150,6 +139,7 @@ class TestAtomicInsideSession:
                     Tag.p(name="in block")
                     flush()
                     Tag.objects.create(name="django in block")
+                assert not connection.in_atomic_block
                 assert committed_names() == {"in block", "django in block"}
                 raise Boom
         assert committed_names() == {"in block", "django in block"}
@@ -194,12 +184,16 @@ class TestAtomicInsideSession:
         assert_autocommit_restored()
 
     def test_commit_inside_a_newer_block_is_refused(self) -> None:
-        with pytest.raises(TransactionManagementError, match="atomic"):
+        with pytest.raises(CommitException, match="began after this db_session's first write"):
             with db_session:
                 Tag.p(name="pony")
                 flush()
                 with transaction.atomic():
+                    Tag.objects.create(name="django")
                     commit()
+        # Pony gave the session up; its transaction is rolled back on its next statement.
+        assert connection.in_atomic_block
+        assert pony_names() == set()
         assert committed_names() == set()
         assert_autocommit_restored()
 
@@ -239,12 +233,13 @@ def pony_view(request: HttpRequest) -> HttpResponse:
 urlpatterns = [path("pony/", pony_view)]
 
 
-@pytest.mark.django_db(transaction=True)
 @override_settings(ROOT_URLCONF=__name__, MIDDLEWARE=[])
-def test_atomic_requests(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(connections.settings["default"], "ATOMIC_REQUESTS", True)
-    client = Client(raise_request_exception=False)
-    assert client.get("/pony/", {"name": "kept"}).status_code == 200
-    assert client.get("/pony/", {"name": "lost", "fail": "1"}).status_code == 500
-    assert committed_names() == {"kept"}
-    assert_autocommit_restored()
+class TestAtomicRequests(AutocommitTestCase):
+    def test_a_failing_view_keeps_nothing(self) -> None:
+        settings_dict = connections.settings["default"]
+        with mock.patch.dict(settings_dict, {"ATOMIC_REQUESTS": True}):
+            client = Client(raise_request_exception=False)
+            assert client.get("/pony/", {"name": "kept"}).status_code == 200
+            assert client.get("/pony/", {"name": "lost", "fail": "1"}).status_code == 500
+        assert committed_names() == {"kept"}
+        assert_autocommit_restored()

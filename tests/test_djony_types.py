@@ -62,6 +62,8 @@ FULL = {
     "data": {"ü": [1, 2.5, None, True], "nested": {"a": "日本"}, "empty": []},
     "code": "fullrow1",
     "custom_column": 42,
+    "label": "set ✓",
+    "rank": -5,
 }
 
 EMPTY = {
@@ -93,6 +95,8 @@ EMPTY = {
     "data": None,
     "code": "empty001",
     "custom_column": None,
+    "label": "",
+    "rank": 0,
 }
 
 OTHER = {
@@ -109,7 +113,22 @@ OTHER = {
     "code": "other001",
 }
 
-ROWS = [pytest.param(FULL, id="full"), pytest.param(EMPTY, id="empty"), pytest.param(OTHER, id="other")]
+# Equal values of different columns in one row: each keeps its own scale.
+ZEROS = {
+    **EMPTY,
+    "amount": decimal.Decimal("0.0000"),
+    "whole": decimal.Decimal("0"),
+    "floating": 0.0,
+    "big": 0,
+    "code": "zeros001",
+}
+
+ROWS = [
+    pytest.param(FULL, id="full"),
+    pytest.param(EMPTY, id="empty"),
+    pytest.param(OTHER, id="other"),
+    pytest.param(ZEROS, id="zeros"),
+]
 
 
 def normalise(name: str, value: Any) -> Any:
@@ -128,6 +147,8 @@ def assert_same_row(django_row: AllTypes, pony_row: Any, expected: dict[str, Any
         assert django_value == expected[name], name
         assert pony_value == django_value, name
         assert type(pony_value) is type(django_value) or isinstance(django_value, dict | list), name
+        if isinstance(django_value, decimal.Decimal):
+            assert str(pony_value) == str(django_value), name  # the same scale, not only equal
     for name in ("moment", "created", "updated"):
         value = getattr(pony_row, name)
         if value is not None:
@@ -194,14 +215,35 @@ def test_callable_default_is_called_per_insert() -> None:
 
 
 def test_defaults_match_django() -> None:
+    """Python defaults, "" for text, NULL, and database defaults (``db_default``)."""
     with db_session:
-        new = AllTypes.p(code="defaults")
+        new = AllTypes.p(code="pony")
         new.flush()
         pk = new.id
-    row = AllTypes.objects.get(pk=pk)
-    unsaved = AllTypes(code="defaults")
+        assert (new.label, new.rank) == ("unset", 7)  # read back from the database
+    pony_row = AllTypes.objects.get(pk=pk)
+    django_row = AllTypes.objects.get(pk=AllTypes.objects.create(code="django").pk)
     for name in FIELDS:
-        assert getattr(row, name) == getattr(unsaved, name), name
+        if name != "code":
+            assert getattr(pony_row, name) == getattr(django_row, name), name
+    assert (pony_row.label, pony_row.rank, pony_row.integer, pony_row.text) == ("unset", 7, 0, "")
+
+
+def test_json_scalars() -> None:
+    for index, value in enumerate(["text", "", 3.5, 0, True, False, [], {}]):
+        django_pk = AllTypes.objects.create(code=f"dj{index}", data=value).pk
+        with db_session:
+            assert AllTypes.p[django_pk].data == value
+            read = AllTypes.p[django_pk].data
+            # Pony hands out tracked subclasses of list and dict.
+            assert type(read) is type(value) or (
+                isinstance(value, list | dict) and isinstance(read, type(value))
+            )
+            new = AllTypes.p(code=f"po{index}", data=value)
+            new.flush()
+            pony_pk = new.id
+        assert AllTypes.objects.get(pk=pony_pk).data == value
+        assert type(AllTypes.objects.get(pk=pony_pk).data) is type(value)
 
 
 def test_auto_now_add_and_auto_now() -> None:

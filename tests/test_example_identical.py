@@ -58,7 +58,9 @@ def test_a_changed_body_is_caught_with_the_place_it_differs(seeded):
         body = json.dumps(data, sort_keys=True, ensure_ascii=False).encode()
         return identical.Fetched(answer.status, answer.content_type, body)
 
-    [result] = identical.check_identical([USER_DETAIL], tampering_fetch("/api/v3/", swap_two_permissions))
+    [result] = identical.check_identical(
+        [USER_DETAIL], tampering_fetch("/api/v3/", swap_two_permissions)
+    )
 
     assert not result.identical
     assert "v2 and v3 differ on auth/user/3/?format=json" in result.problem
@@ -101,7 +103,9 @@ def test_drf_differences_are_reported_not_fatal(seeded):
 
 def test_json_difference_paths():
     assert identical.json_difference({"a": [1, {"b": 2}]}, {"a": [1, {"b": 2}]}) is None
-    assert identical.json_difference({"a": [1, {"b": 2}]}, {"a": [1, {"b": 3}]}) == "$.a[1].b: 2 != 3"
+    assert (
+        identical.json_difference({"a": [1, {"b": 2}]}, {"a": [1, {"b": 3}]}) == "$.a[1].b: 2 != 3"
+    )
     assert identical.json_difference({"a": 1}, {}) == "$.a: only in the first"
     assert identical.json_difference([1, 2], [1]) == "$: 2 items != 1 items"
     assert identical.json_difference(1, "1") == "$: 1 != '1'"
@@ -113,13 +117,19 @@ def test_compare_stops_with_a_clear_message_and_saves_the_bodies(seeded, monkeyp
 
     real = identical.django_client_fetch
     monkeypatch.setattr(
-        identical, "django_client_fetch", lambda: tampering_fetch("/api/v3/", drop_last_byte, real())
+        identical,
+        "django_client_fetch",
+        lambda: tampering_fetch("/api/v3/", drop_last_byte, real()),
     )
     with pytest.raises(CommandError) as raised:
         call_command(
-            "compare", check_only=True, endpoint=["user-detail"], bodies=str(tmp_path),
-            stdout=StringIO(), stderr=StringIO(),
-        )  # fmt: skip
+            "compare",
+            check_only=True,
+            endpoint=["user-detail"],
+            bodies=str(tmp_path),
+            stdout=StringIO(),
+            stderr=StringIO(),
+        )
     message = str(raised.value)
     assert "v2 and v3 do not answer identical bodies" in message
     assert "5" in message and str(tmp_path) in message

@@ -48,12 +48,16 @@ def run(url: str, rps_latencies: list[float], time_taken: float, **kw) -> load.R
 
 def sample_report() -> dict:
     endpoints = [
-        ("user-detail", "auth/user/3/?format=json", {
-            "v2": run("/api/v2/auth/user/3/?format=json", [0.02] * 10, 1.0),
-            "v3": run("/api/v3/auth/user/3/?format=json", [0.01] * 10, 0.5),
-            "drf": run("/api/drf/auth/user/3/?format=json", [0.015] * 10, 0.8),
-        }),
-    ]  # fmt: skip
+        (
+            "user-detail",
+            "auth/user/3/?format=json",
+            {
+                "v2": run("/api/v2/auth/user/3/?format=json", [0.02] * 10, 1.0),
+                "v3": run("/api/v3/auth/user/3/?format=json", [0.01] * 10, 0.5),
+                "drf": run("/api/drf/auth/user/3/?format=json", [0.015] * 10, 0.8),
+            },
+        ),
+    ]
     return report.build_report(
         command="manage.py compare",
         environment={
@@ -62,11 +66,21 @@ def sample_report() -> dict:
             "database": {"vendor": "sqlite", "version": "3.40.1", "name": "x.sqlite3"},
         },
         data={"users": 1000, "permissions": 184, "user_3_permissions": 159},
-        settings={"server": "gunicorn", "workers": 2, "threads": 1, "client": "built-in",
-                  "requests": 10, "concurrency": 4, "duration_s": None, "timeout_s": 60.0,
-                  "warmup": 8, "rounds": 1},  # fmt: skip
-        identical=[{"endpoint": "user-detail", "path": "auth/user/3/?format=json",
-                    "v2_v3_identical": True}],  # fmt: skip
+        settings={
+            "server": "gunicorn",
+            "workers": 2,
+            "threads": 1,
+            "client": "built-in",
+            "requests": 10,
+            "concurrency": 4,
+            "duration_s": None,
+            "timeout_s": 60.0,
+            "warmup": 8,
+            "rounds": 1,
+        },
+        identical=[
+            {"endpoint": "user-detail", "path": "auth/user/3/?format=json", "v2_v3_identical": True}
+        ],
         headroom=run("/ping/", [0.001] * 10, 0.01),
         endpoints=endpoints,
     )
@@ -104,7 +118,9 @@ def test_ab_output_and_timings_are_read(tmp_path: Path):
 
 
 def test_ab_command_keeps_n_after_t():
-    command = load.AbClient("/usr/bin/ab").command("http://127.0.0.1:1/x", 100, 4, 30, 60, Path("g"))
+    command = load.AbClient("/usr/bin/ab").command(
+        "http://127.0.0.1:1/x", 100, 4, 30, 60, Path("g")
+    )
     assert command.index("-t") < command.index("-n")
     assert command[-1] == "http://127.0.0.1:1/x" and "-g" in command
 
@@ -127,10 +143,29 @@ def test_report_matches_its_schema_and_survives_json():
     assert endpoint["speedup"] == {"v3_over_v2": 2.0, "v3_over_drf": 1.6}
     v3 = endpoint["results"]["v3"]
     assert v3["requests_per_second"] == 20.0 and v3["latency_ms"]["p50"] == 10.0
-    assert set(v3) == {"url", "requests", "concurrency", "complete", "failed", "failures",
-                       "non_2xx", "document_length", "time_taken_s", "requests_per_second",
-                       "latency_ms", "stopped_by_duration"}  # fmt: skip
-    assert set(built["versions"]) >= {"django", "django-tastypie", "djangorestframework", "pony", "djony"}
+    assert set(v3) == {
+        "url",
+        "requests",
+        "concurrency",
+        "complete",
+        "failed",
+        "failures",
+        "non_2xx",
+        "document_length",
+        "time_taken_s",
+        "requests_per_second",
+        "latency_ms",
+        "stopped_by_duration",
+    }
+    assert set(built["versions"]) >= {
+        "django",
+        "django-tastypie",
+        "djangorestframework",
+        "pony",
+        "djony",
+    }
+    built["settings"]["requests"] = None  # each endpoint's default -n
+    assert report.validate(built) == []
 
 
 def test_schema_violations_are_named():
@@ -176,23 +211,40 @@ def test_plot_without_matplotlib_says_what_to_install(monkeypatch, tmp_path: Pat
 @pytest.mark.parametrize(
     "url, expected",
     [
-        ("sqlite:///demo.sqlite3", {"ENGINE": "django.db.backends.sqlite3", "NAME": "demo.sqlite3"}),
+        (
+            "sqlite:///demo.sqlite3",
+            {"ENGINE": "django.db.backends.sqlite3", "NAME": "demo.sqlite3"},
+        ),
         ("sqlite:////tmp/demo.sqlite3", {"NAME": "/tmp/demo.sqlite3"}),
         (
             "postgres://postgres:p%40ss@127.0.0.1:5432/djony_demo?sslmode=disable",
-            {"ENGINE": "django.db.backends.postgresql", "NAME": "djony_demo", "USER": "postgres",
-             "PASSWORD": "p@ss", "HOST": "127.0.0.1", "PORT": "5432",
-             "OPTIONS": {"sslmode": "disable"}},
+            {
+                "ENGINE": "django.db.backends.postgresql",
+                "NAME": "djony_demo",
+                "USER": "postgres",
+                "PASSWORD": "p@ss",
+                "HOST": "127.0.0.1",
+                "PORT": "5432",
+                "OPTIONS": {"sslmode": "disable"},
+            },
         ),
         ("postgresql://u@db/name?conn_max_age=0", {"HOST": "db", "PORT": "", "CONN_MAX_AGE": 0}),
         (
+            "postgres://postgres@127.0.0.1:6432/demo?disable_server_side_cursors=true",
+            {"PORT": "6432", "DISABLE_SERVER_SIDE_CURSORS": True, "OPTIONS": None},
+        ),
+        (
             "mysql://root@127.0.0.1:3306/djony_demo",
-            {"ENGINE": "django.db.backends.mysql", "USER": "root", "PASSWORD": "",
-             "OPTIONS": {"charset": "utf8mb4"}},
+            {
+                "ENGINE": "django.db.backends.mysql",
+                "USER": "root",
+                "PASSWORD": "",
+                "OPTIONS": {"charset": "utf8mb4"},
+            },
         ),
         ("mariadb://root@localhost/x", {"ENGINE": "django.db.backends.mysql", "NAME": "x"}),
     ],
-)  # fmt: skip
+)
 def test_database_url(url: str, expected: dict):
     parsed = database_url.parse(url, conn_max_age=60)
     assert {key: parsed.get(key) for key in expected} == expected
@@ -200,7 +252,9 @@ def test_database_url(url: str, expected: dict):
         assert parsed["CONN_MAX_AGE"] == 60
 
 
-@pytest.mark.parametrize("url", ["oracle://x/y", "demo.sqlite3", "postgres://host:5432/", "sqlite://rel.db"])
+@pytest.mark.parametrize(
+    "url", ["oracle://x/y", "demo.sqlite3", "postgres://host:5432/", "sqlite://rel.db"]
+)
 def test_database_url_refuses_what_it_cannot_read(url: str):
     with pytest.raises(ValueError, match="URL"):
         database_url.parse(url)

@@ -16,10 +16,20 @@ pytestmark = pytest.mark.django_db
 
 def _snapshot() -> list[tuple]:
     return [
-        (u.id, u.username, u.first_name, u.last_name, u.email, u.is_staff, u.is_active,
-         u.date_joined, u.last_login, tuple(sorted(u.user_permissions.values_list("codename", "content_type__model"))))
+        (
+            u.id,
+            u.username,
+            u.first_name,
+            u.last_name,
+            u.email,
+            u.is_staff,
+            u.is_active,
+            u.date_joined,
+            u.last_login,
+            tuple(sorted(u.user_permissions.values_list("codename", "content_type__model"))),
+        )
         for u in User.objects.order_by("id")
-    ]  # fmt: skip
+    ]
 
 
 def test_seed_counts_and_the_159_permission_user():

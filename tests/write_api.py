@@ -256,10 +256,22 @@ def build_write_api(api_name: str, spelling: str) -> Api:
         Meta = meta(Tag, resource_name="tagdj", always_return_data=True, writes="django")
 
     resources = [
-        CountryResource, TagResource, PublisherResource, AuthorResource, BookResource,
-        BookFullResource, BookStrictResource, BookDetailResource, AllTypesResource,
-        RestaurantResource, PizzeriaResource, ValidatedCountryResource, CleanedTagResource,
-        HookedAuthorResource, ExplodingBookResource, DjangoWritesTagResource,
+        CountryResource,
+        TagResource,
+        PublisherResource,
+        AuthorResource,
+        BookResource,
+        BookFullResource,
+        BookStrictResource,
+        BookDetailResource,
+        AllTypesResource,
+        RestaurantResource,
+        PizzeriaResource,
+        ValidatedCountryResource,
+        CleanedTagResource,
+        HookedAuthorResource,
+        ExplodingBookResource,
+        DjangoWritesTagResource,
     ]
     # AuthorResource.books names BookResource by dotted path (the two refer
     # to each other); this is where Tastypie looks it up.
@@ -291,73 +303,193 @@ def _dt(year, month, day, hour=12) -> datetime.datetime:
 def _seed_rows() -> list[tuple[type[models.Model], list[dict]]]:
     """The seed rows, in insertion order (parents before children)."""
     return [
-        (Country, [
-            dict(id=1, code="DE", name="Deutschland"),
-            dict(id=2, code="FR", name="France"),
-            dict(id=3, code="IT", name="Italia"),
-            dict(id=4, code="JP", name="日本"),
-        ]),
+        (
+            Country,
+            [
+                dict(id=1, code="DE", name="Deutschland"),
+                dict(id=2, code="FR", name="France"),
+                dict(id=3, code="IT", name="Italia"),
+                dict(id=4, code="JP", name="日本"),
+            ],
+        ),
         (Tag, [dict(id=1, name="scifi"), dict(id=2, name="classic"), dict(id=3, name="poetry")]),
-        (Author, [
-            dict(id=1, name="Ann", email="ann@example.com", born=datetime.date(1970, 1, 1),
-                 country_id=1, country_by_code_id="DE"),
-            dict(id=2, name="Bob", email="", born=None, country_id=2, mentor_id=1),
-            dict(id=3, name="Cid", email="cid@example.com", born=datetime.date(1980, 5, 5), mentor_id=2),
-            dict(id=4, name="Dot", email="", born=None, country_id=4, country_by_code_id="JP"),
-        ]),
+        (
+            Author,
+            [
+                dict(
+                    id=1,
+                    name="Ann",
+                    email="ann@example.com",
+                    born=datetime.date(1970, 1, 1),
+                    country_id=1,
+                    country_by_code_id="DE",
+                ),
+                dict(id=2, name="Bob", email="", born=None, country_id=2, mentor_id=1),
+                dict(
+                    id=3,
+                    name="Cid",
+                    email="cid@example.com",
+                    born=datetime.date(1980, 5, 5),
+                    mentor_id=2,
+                ),
+                dict(id=4, name="Dot", email="", born=None, country_id=4, country_by_code_id="JP"),
+            ],
+        ),
         (Publisher, [dict(uid=PUB_PENGUIN, name="Penguin"), dict(uid=PUB_ORBIT, name="Orbit")]),
-        (Book, [
-            dict(id=1, title="Dune", isbn="9780000000001", author_id=1, editor_id=2,
-                 publisher_id=PUB_PENGUIN, price=Decimal("12.50"), pages=412,
-                 published=_dt(2001, 3, 4), in_print=True, rating=4.5),
-            dict(id=2, title="Emma", isbn=None, author_id=2, editor_id=None, publisher_id=None,
-                 price=Decimal("7.00"), pages=320, published=_dt(1999, 12, 31), in_print=False,
-                 rating=None),
-            dict(id=3, title="Odes", isbn="9780000000003", author_id=3, editor_id=1,
-                 publisher_id=PUB_ORBIT, price=Decimal("3.25"), pages=80,
-                 published=_dt(2010, 7, 1), in_print=True, rating=3.0),
-            dict(id=4, title="Zen", isbn=None, author_id=4, editor_id=None, publisher_id=None,
-                 price=Decimal("20.00"), pages=150, published=_dt(2015, 1, 1), in_print=True,
-                 rating=None),
-        ]),
-        (Book.tags.through, [
-            dict(id=1, book_id=1, tag_id=1), dict(id=2, book_id=1, tag_id=2),
-            dict(id=3, book_id=2, tag_id=2), dict(id=4, book_id=3, tag_id=3),
-        ]),
-        (Author.friends.through, [
-            dict(id=1, from_author_id=1, to_author_id=2), dict(id=2, from_author_id=2, to_author_id=1),
-        ]),
-        (Author.follows.through, [
-            dict(id=1, from_author_id=2, to_author_id=1), dict(id=2, from_author_id=3, to_author_id=1),
-        ]),
-        (BookDetail, [dict(id=1, book_id=1, summary="Sand."), dict(id=2, book_id=3, summary="Verse.")]),
-        (Review, [
-            dict(id=1, book_id=1, reviewer_id=2, stars=5, body="Great"),
-            dict(id=2, book_id=2, reviewer_id=3, stars=2, body="Meh"),
-            dict(id=3, book_id=3, reviewer_id=4, stars=4, body="Nice"),
-        ]),
+        (
+            Book,
+            [
+                dict(
+                    id=1,
+                    title="Dune",
+                    isbn="9780000000001",
+                    author_id=1,
+                    editor_id=2,
+                    publisher_id=PUB_PENGUIN,
+                    price=Decimal("12.50"),
+                    pages=412,
+                    published=_dt(2001, 3, 4),
+                    in_print=True,
+                    rating=4.5,
+                ),
+                dict(
+                    id=2,
+                    title="Emma",
+                    isbn=None,
+                    author_id=2,
+                    editor_id=None,
+                    publisher_id=None,
+                    price=Decimal("7.00"),
+                    pages=320,
+                    published=_dt(1999, 12, 31),
+                    in_print=False,
+                    rating=None,
+                ),
+                dict(
+                    id=3,
+                    title="Odes",
+                    isbn="9780000000003",
+                    author_id=3,
+                    editor_id=1,
+                    publisher_id=PUB_ORBIT,
+                    price=Decimal("3.25"),
+                    pages=80,
+                    published=_dt(2010, 7, 1),
+                    in_print=True,
+                    rating=3.0,
+                ),
+                dict(
+                    id=4,
+                    title="Zen",
+                    isbn=None,
+                    author_id=4,
+                    editor_id=None,
+                    publisher_id=None,
+                    price=Decimal("20.00"),
+                    pages=150,
+                    published=_dt(2015, 1, 1),
+                    in_print=True,
+                    rating=None,
+                ),
+            ],
+        ),
+        (
+            Book.tags.through,
+            [
+                dict(id=1, book_id=1, tag_id=1),
+                dict(id=2, book_id=1, tag_id=2),
+                dict(id=3, book_id=2, tag_id=2),
+                dict(id=4, book_id=3, tag_id=3),
+            ],
+        ),
+        (
+            Author.friends.through,
+            [
+                dict(id=1, from_author_id=1, to_author_id=2),
+                dict(id=2, from_author_id=2, to_author_id=1),
+            ],
+        ),
+        (
+            Author.follows.through,
+            [
+                dict(id=1, from_author_id=2, to_author_id=1),
+                dict(id=2, from_author_id=3, to_author_id=1),
+            ],
+        ),
+        (
+            BookDetail,
+            [dict(id=1, book_id=1, summary="Sand."), dict(id=2, book_id=3, summary="Verse.")],
+        ),
+        (
+            Review,
+            [
+                dict(id=1, book_id=1, reviewer_id=2, stars=5, body="Great"),
+                dict(id=2, book_id=2, reviewer_id=3, stars=2, body="Meh"),
+                dict(id=3, book_id=3, reviewer_id=4, stars=4, body="Nice"),
+            ],
+        ),
         (Club, [dict(id=1, name="Readers")]),
-        (Membership, [dict(id=1, author_id=1, club_id=1, since=datetime.date(2020, 1, 1)),
-                      dict(id=2, author_id=3, club_id=1, since=None)]),
-        (Place, [dict(id=1, name="Corner", address="1 Main St"),
-                 dict(id=2, name="Luigi", address="2 Main St"),
-                 dict(id=3, name="Napoli", address="")]),
-        (Restaurant, [dict(place_ptr_id=2, serves_pizza=True), dict(place_ptr_id=3, serves_pizza=True)]),
+        (
+            Membership,
+            [
+                dict(id=1, author_id=1, club_id=1, since=datetime.date(2020, 1, 1)),
+                dict(id=2, author_id=3, club_id=1, since=None),
+            ],
+        ),
+        (
+            Place,
+            [
+                dict(id=1, name="Corner", address="1 Main St"),
+                dict(id=2, name="Luigi", address="2 Main St"),
+                dict(id=3, name="Napoli", address=""),
+            ],
+        ),
+        (
+            Restaurant,
+            [dict(place_ptr_id=2, serves_pizza=True), dict(place_ptr_id=3, serves_pizza=True)],
+        ),
         (Pizzeria, [dict(restaurant_ptr_id=3, ovens=2)]),
         (Protected, [dict(id=1, country_id=3)]),
         (Loan, [dict(id=1, book_id=3, borrower_id=3, branch_id="FR")]),
         (Chapter, [dict(id=1, book_id=3, writer_id=3), dict(id=2, book_id=4, writer_id=4)]),
-        (AllTypes, [
-            dict(id=1, char="seed", text="long text", slug="seed-row", email="a@example.com",
-                 url="https://example.com/", file_path="", file="", ip="10.0.0.1", integer=7,
-                 big=2**40, small=-3, positive=5, positive_small=6, positive_big=2**50,
-                 floating=1.5, amount=Decimal("12.3456"), whole=Decimal("42"), flag=True,
-                 maybe=None, day=datetime.date(2020, 2, 29), moment=_dt(2020, 2, 29),
-                 clock=datetime.time(13, 14, 15), span=datetime.timedelta(days=1, seconds=5),
-                 uid=uuid.UUID("33333333-3333-4333-8333-333333333333"), blob=b"\x00\x01",
-                 data={"a": [1, 2]}, code="seed0001", created=_dt(2020, 1, 1),
-                 updated=_dt(2020, 1, 2), custom_column=9),
-        ]),
+        (
+            AllTypes,
+            [
+                dict(
+                    id=1,
+                    char="seed",
+                    text="long text",
+                    slug="seed-row",
+                    email="a@example.com",
+                    url="https://example.com/",
+                    file_path="",
+                    file="",
+                    ip="10.0.0.1",
+                    integer=7,
+                    big=2**40,
+                    small=-3,
+                    positive=5,
+                    positive_small=6,
+                    positive_big=2**50,
+                    floating=1.5,
+                    amount=Decimal("12.3456"),
+                    whole=Decimal("42"),
+                    flag=True,
+                    maybe=None,
+                    day=datetime.date(2020, 2, 29),
+                    moment=_dt(2020, 2, 29),
+                    clock=datetime.time(13, 14, 15),
+                    span=datetime.timedelta(days=1, seconds=5),
+                    uid=uuid.UUID("33333333-3333-4333-8333-333333333333"),
+                    blob=b"\x00\x01",
+                    data={"a": [1, 2]},
+                    code="seed0001",
+                    created=_dt(2020, 1, 1),
+                    updated=_dt(2020, 1, 2),
+                    custom_column=9,
+                ),
+            ],
+        ),
     ]
 
 
@@ -365,7 +497,8 @@ def all_tables() -> list[type[models.Model]]:
     """Every table of the test app: models and auto-created M2M tables."""
     config = apps.get_app_config("testapp")
     return [
-        m for m in config.get_models(include_auto_created=True)
+        m
+        for m in config.get_models(include_auto_created=True)
         if not m._meta.proxy and m._meta.managed
     ]
 
@@ -439,9 +572,10 @@ def reset(next_id: int = FIRST_NEW_ID, seed: bool = True) -> None:
                 )
             elif vendor == "postgresql":
                 calls = ", ".join(
-                    f"setval(pg_get_serial_sequence('{qn(m._meta.db_table)}', '{m._meta.pk.column}'), "
-                    f"{next_id}, false)"
-                    for m in tables if _has_sequence(m)
+                    f"setval(pg_get_serial_sequence('{qn(m._meta.db_table)}', "
+                    f"'{m._meta.pk.column}'), {next_id}, false)"
+                    for m in tables
+                    if _has_sequence(m)
                 )
                 cursor.execute(f"SELECT {calls}")
     if vendor == "mysql":  # ALTER TABLE commits: outside the transaction, and only where needed
@@ -527,19 +661,27 @@ def send(client, api: str, method: str, path: str, body=None, content_type="appl
 
 
 def write_db_fixture():
-    """Build the module-scoped ``write_db`` fixture (import it as ``write_db``).
+    """The module-scoped database fixture of the write tests.
 
-    The write tests commit for real (autocommit, like a server without
-    ATOMIC_REQUESTS), so they run outside pytest-django's per-test
-    transaction: the fixture unblocks the database for the module, mounts
-    :mod:`tests.write_urls`, and leaves every test table empty, with its
-    counter back at 1, when the module is done.
+    Bind it in a test module as ``transactional_db`` (and use it there)::
+
+        transactional_db = write_api.write_db_fixture()
+        pytestmark = pytest.mark.usefixtures("transactional_db")
+
+    The write tests commit for real (autocommit, as a server without
+    ATOMIC_REQUESTS), so they cannot run in pytest-django's per-test
+    transaction, and its ``transaction=True`` flushes every table (auth and
+    contenttypes too) after each test.  Under the name ``transactional_db``
+    pytest-django still creates the test database for these tests (it
+    looks for that name), while this fixture does the rest: it unblocks the
+    database for the module, mounts :mod:`tests.write_urls`, and leaves
+    every test table empty, its counter back at 1, when the module is done.
     """
     import pytest
     from django.test import override_settings
 
     @pytest.fixture(scope="module")
-    def write_db(django_db_setup, django_db_blocker):
+    def transactional_db(django_db_setup, django_db_blocker):
         with django_db_blocker.unblock(), override_settings(ROOT_URLCONF="tests.write_urls"):
             reset()
             try:
@@ -547,4 +689,4 @@ def write_db_fixture():
             finally:
                 reset(next_id=1, seed=False)
 
-    return write_db
+    return transactional_db

@@ -10,5 +10,6 @@ from django.urls import include, path
 from tests.write_api import APIS, build_write_api
 
 urlpatterns: list = [
-    path("", include(build_write_api(api_name, spelling).urls)) for api_name, spelling in APIS.items()
+    path("", include(build_write_api(api_name, spelling).urls))
+    for api_name, spelling in APIS.items()
 ]

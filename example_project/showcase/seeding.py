@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import random
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Callable
 
 from django.contrib.auth.models import Permission, User
 from django.contrib.contenttypes.models import ContentType
@@ -82,12 +82,14 @@ def ensure_permissions(using: str = "default") -> list[Permission]:
     """Create the demo content types and their permissions (once); return all
     permissions, sorted by app label, model and codename."""
     existing = set(
-        ContentType.objects.using(using)
-        .filter(app_label=APP_LABEL)
-        .values_list("model", flat=True)
+        ContentType.objects.using(using).filter(app_label=APP_LABEL).values_list("model", flat=True)
     )
     ContentType.objects.using(using).bulk_create(
-        [ContentType(app_label=APP_LABEL, model=name) for name in DATA_TYPES if name not in existing]
+        [
+            ContentType(app_label=APP_LABEL, model=name)
+            for name in DATA_TYPES
+            if name not in existing
+        ]
     )
     types = ContentType.objects.using(using).filter(app_label=APP_LABEL, model__in=DATA_TYPES)
     have = set(
@@ -185,8 +187,10 @@ def seed(
     :class:`SeedError` if other users exist, unless ``reset`` deletes them.
     """
     if users < SPECIAL_USER_ID:
-        raise SeedError(f"--users must be at least {SPECIAL_USER_ID} (user {SPECIAL_USER_ID} gets "
-                        f"{SPECIAL_USER_PERMISSIONS} permissions).")
+        raise SeedError(
+            f"--users must be at least {SPECIAL_USER_ID} (user {SPECIAL_USER_ID} gets "
+            f"{SPECIAL_USER_PERMISSIONS} permissions)."
+        )
     existing = User.objects.using(using).count()
     if existing and not reset:
         if is_seeded(users, using):
@@ -203,7 +207,9 @@ def seed(
             clear(using)
         permissions = ensure_permissions(using)
         if len(permissions) < SPECIAL_USER_PERMISSIONS:  # pragma: no cover - 160 are made
-            raise SeedError(f"Only {len(permissions)} permissions exist; need {SPECIAL_USER_PERMISSIONS}.")
+            raise SeedError(
+                f"Only {len(permissions)} permissions exist; need {SPECIAL_USER_PERMISSIONS}."
+            )
         new_users = make_users(users, rng)
         bar = progress("users      ", users) if progress else None
         for start in range(0, users, BATCH_SIZE):

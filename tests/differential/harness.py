@@ -9,7 +9,8 @@ primary keys when the request is made, so test ids do not depend on keys.
 Two responses are the same when status, every header and the body are
 equal once each API's prefix (``/v2/``, ``/v3/``, ``/v3o/``) is replaced by
 the same marker.  Binary plists are compared decoded, since a prefix of
-another length moves every offset in the file.
+another length moves every offset in the file, and also byte for byte where
+the prefixes have the same length (``v2``, ``v3``).
 
 Where ModelResource itself answers 500 for bad input, DjonyResource answers
 400 with an error message instead (DESIGN.md, "Resource"); such a case
@@ -19,6 +20,7 @@ halves, so the marker cannot outlive the bug it describes.
 
 from __future__ import annotations
 
+import base64
 import difflib
 import json
 import re
@@ -26,7 +28,7 @@ from dataclasses import dataclass, field
 
 import biplist
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from django.test import Client
 
 REFERENCE = "v2"
@@ -48,7 +50,7 @@ class Case:
     volatile: str = ""  # a regex for what differs between any two requests, e.g. a default of now()
 
     def __str__(self) -> str:
-        extra = [f"{name}: {value}" for name, value in self.headers]
+        extra = [f"{name}: {_readable(value)}" for name, value in self.headers]
         if self.client != "anonymous":
             extra.append(f"client: {self.client}")
         method = "" if self.method == "GET" else f"{self.method} "
@@ -57,6 +59,17 @@ class Case:
     def known_500(self) -> bool:
         """Whether ModelResource answers 500 on the backend under test."""
         return bool(self.modelresource_500) and connection.vendor in self.backends
+
+
+def _readable(header: str) -> str:
+    """A Basic ``Authorization`` header with its credentials decoded."""
+    scheme, _, token = header.partition(" ")
+    if scheme == "Basic":
+        try:
+            return f"Basic({base64.b64decode(token, validate=True).decode()})"
+        except ValueError:
+            pass
+    return header
 
 
 def accept(media_type: str) -> tuple[tuple[str, str], ...]:
@@ -69,7 +82,8 @@ class Answer:
 
     status: int
     headers: dict[str, str]
-    body: bytes | object = field(repr=False)
+    body: bytes | object = field(repr=False)  # bytes, or a decoded plist
+    exact: bytes = field(repr=False)  # the bytes, comparable if prefixes are as long
 
     @classmethod
     def of(cls, response, api: str, volatile: str = "") -> Answer:
@@ -78,13 +92,13 @@ class Answer:
         headers = {k: v.replace(prefix, MARKER) for k, v in response.headers.items()}
         # The prefix's length changes the body's: check Content-Length here.
         assert int(headers.pop("Content-Length", len(content))) == len(content)
+        exact = content.replace(prefix.encode(), MARKER.encode())
+        if volatile:
+            exact = re.sub(volatile.encode(), b"<volatile>", exact)
+        body = exact
         if response.get("Content-Type", "").startswith("application/x-plist") and response.status_code == 200:
             body = _replace_strings(biplist.readPlistFromString(content), prefix)
-        else:
-            body = content.replace(prefix.encode(), MARKER.encode())
-            if volatile:
-                body = re.sub(volatile.encode(), b"<volatile>", body)
-        return cls(response.status_code, headers, body)
+        return cls(response.status_code, headers, body, exact)
 
 
 def _replace_strings(value, prefix: str):
@@ -112,10 +126,17 @@ class Differential:
         return f"/{api}/" + PLACEHOLDER.sub(pk, case.url)
 
     def get(self, case: Case, api: str):
+        """Make the request in a savepoint rolled back afterwards: on
+        PostgreSQL a failed query aborts the transaction, and the next
+        request must not pay for it."""
         client, url, headers = self.clients[case.client], self.url(case, api), dict(case.headers)
-        if case.method == "GET":
-            return client.get(url, headers=headers)
-        return client.generic(case.method, url, b"{}", "application/json", headers=headers)
+        savepoint = transaction.savepoint()
+        try:
+            if case.method == "GET":
+                return client.get(url, headers=headers)
+            return client.generic(case.method, url, b"{}", "application/json", headers=headers)
+        finally:
+            transaction.savepoint_rollback(savepoint)
 
     def answer(self, case: Case, api: str) -> Answer:
         if api == REFERENCE:
@@ -147,6 +168,8 @@ class Differential:
         assert got.headers == expected.headers, f"headers {got.headers}, ModelResource: {expected.headers}"
         if got.body != expected.body:
             raise AssertionError(f"body differs from ModelResource's:\n{_diff(expected.body, got.body)}")
+        if len(api) == len(REFERENCE):
+            assert got.exact == expected.exact, "same data as ModelResource's, other bytes"
 
 
 def _show(body, limit: int = 600) -> str:

@@ -4,6 +4,7 @@ Tastypie's value parsing, compared with ModelResource."""
 import pytest
 
 from tests.differential.harness import TARGETS, Case
+from tests.differential.test_errors import KNOWN_MODELRESOURCE_500
 
 pytestmark = pytest.mark.django_db
 
@@ -136,12 +137,6 @@ ALLTYPES = [
     Case("alltypes/?clock__minute=30"),
     Case("alltypes/?clock__second=59"),
     Case("alltypes/?clock__isnull=true"),
-    Case("alltypes/?span=1 day, 1:01:01"),
-    Case("alltypes/?span=P1DT1H1M1S"),
-    Case("alltypes/?span=0:00:00.000001"),
-    Case("alltypes/?span__gt=0"),
-    Case("alltypes/?span__lt=0"),
-    Case("alltypes/?span__gte=1 00:00:00"),
     Case("alltypes/?span__isnull=true"),
     Case("alltypes/?uid=12345678-1234-5678-1234-567812345678"),
     Case("alltypes/?uid=12345678123456781234567812345678"),
@@ -167,14 +162,13 @@ ALLTYPES = [
     Case("alltypes/?day__week_day=2"),
     Case("alltypes/?day__iso_week_day=1"),
     Case("alltypes/?day__week=1"),
-    Case("alltypes/?day__month__in=1,2"),
 ]
 
 # --- books: the test model's everyday filters -----------------------------
 BOOKS = [
     *text_cases("book", "title", "Ödön 03", "naïve 04"),
     *text_cases("book", "isbn", "9780000000001", "9780000000002"),
-    *number_cases("book", "price", "999999.99", "0.00", "1234.57"),
+    *number_cases("book", "price", "999999.99", "0.00", "2469.14"),
     *number_cases("book", "rating", "0.123", "4.551", "2.5"),
     *number_cases("book", "id", "<b5>", "<b1>", "<b80>"),
     *date_cases("book", "published", "2020-01-01T00:00:00%2B00:00", with_time=True),
@@ -205,13 +199,12 @@ BOOKS = [
     Case("book/?title__in=Dune 01,,dune 02"),
     Case("book/?title__range=A,E"),
     Case("book/?title__gt=z"),
-    Case("book/?price=1234.57"),
-    Case("book/?price=1234.570"),
+    Case("book/?price=2469.14"),
+    Case("book/?price=2469.140"),
     Case("book/?price__gt=5000&price__lt=6000.5"),
     Case("book/?price__lte=0"),
     Case("book/?rating__isnull=true&in_print=true"),
     Case("book/?published__year=2021&published__month=3"),
-    Case("book/?published__date=2021-01-01"),
     Case("book/?published__date=2020-12-31"),
     Case("book/?published__year=2021&published__month=1&published__day=1"),
     Case("book/?published__hour=1&published__date=2021-03-28"),
@@ -245,6 +238,16 @@ RELATIONS = [
     Case("book/?author__name__contains=%25"),
     Case("book/?author__born__year=1975"),
     Case("book/?author__born__isnull=true"),
+    # Tastypie pops a term only if the relation field itself knows it:
+    # author__name__in works, author__name__startswith is a 400.
+    Case("book/?author__name__gt=M"),
+    Case("book/?author__name__lte=B"),
+    Case("book/?author__born__lt=1970-01-01"),
+    Case("book/?author__country__name__in=France,日本"),
+    Case("book/?author__mentor__born__isnull=true"),
+    Case("book/?tags__name__gte=p"),
+    Case("tag/?books__pages__lt=100"),
+    Case("club/?members__born__gt=1980-01-01"),
     Case("book/?author__country__code=DE"),
     Case("book/?author__country__code__in=DE,JP"),
     Case("book/?author__country__name__startswith=Ís"),
@@ -253,7 +256,7 @@ RELATIONS = [
     Case("book/?author__mentor__name=Anna"),
     Case("book/?author__mentor__isnull=false"),
     Case("book/?editor__isnull=true"),
-    Case("book/?editor=<a4>"),
+    Case("book/?editor=<a15>"),
     Case("book/?editor__name__iendswith=E"),
     Case("book/?publisher=00000000-0000-4000-8000-000000000001"),
     Case("book/?publisher__uid=a1b2c3d4-e5f6-4789-abcd-ef0123456789"),
@@ -278,7 +281,7 @@ RELATIONS = [
     Case("author/?country_by_code__code=ES"),
     Case("author/?country_by_code__isnull=true"),
     Case("author/?country_by_code=<c_DE>"),
-    Case("author/?mentor=<a1>"),
+    Case("author/?mentor=<a2>"),
     Case("author/?mentor__name__startswith=A"),
     Case("author/?mentor__mentor__isnull=false"),
     Case("author/?mentor__isnull=true"),
@@ -370,7 +373,6 @@ VALUES = [
     Case("author/?name=nil"),
     Case("author/?name=true"),
     Case("author/?name=True"),
-    Case("author/?name__iexact=true"),
     Case("author/?name__startswith=none"),
     Case("author/?born=none"),
     Case("author/?mentor=none"),
@@ -383,7 +385,6 @@ VALUES = [
     Case("book/?title__in=none,true"),
     Case("book/?title="),
     Case("book/?title__in="),
-    Case("book/?title__range="),
     Case("book/?price__in="),
     Case("alltypes/?flag=none"),
     Case("alltypes/?maybe=false"),
@@ -421,7 +422,9 @@ SEED = [
     Case("auth/permission/?codename__regex=^(add|delete)_thing0"),
 ]
 
-CASES = ALLTYPES + BOOKS + RELATIONS + NAMES + VALUES + SEED
+# A case on which ModelResource answers 500 somewhere is checked there.
+CASES = [case for case in ALLTYPES + BOOKS + RELATIONS + NAMES + VALUES + SEED
+         if case.url not in {known.url for known in KNOWN_MODELRESOURCE_500}]
 
 
 @pytest.mark.parametrize("api", TARGETS)

@@ -43,6 +43,8 @@ class AllTypes(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
     custom_column = models.IntegerField(db_column="CustomCol", null=True)
+    label = models.CharField(max_length=20, db_default="unset")
+    rank = models.IntegerField(db_default=7)
 
     class Meta:
         db_table = "djony_all_types"
@@ -70,14 +72,25 @@ class Author(models.Model):
     name = models.CharField(max_length=100)
     email = models.EmailField(blank=True)
     born = models.DateField(null=True)
-    country = models.ForeignKey(Country, null=True, on_delete=models.SET_NULL, related_name="authors")
+    country = models.ForeignKey(
+        Country, null=True, on_delete=models.SET_NULL, related_name="authors"
+    )
     country_by_code = models.ForeignKey(
-        Country, to_field="code", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        Country,
+        to_field="code",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
         db_column="country_code",
     )
-    mentor = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="mentees")
+    mentor = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="mentees"
+    )
     friends = models.ManyToManyField("self", blank=True)
-    follows = models.ManyToManyField("self", symmetrical=False, blank=True, related_name="followers")
+    follows = models.ManyToManyField(
+        "self", symmetrical=False, blank=True, related_name="followers"
+    )
 
     class Meta:
         ordering = ["id"]
@@ -92,7 +105,9 @@ class Book(models.Model):
     title = models.CharField(max_length=200)
     isbn = models.CharField(max_length=13, unique=True, null=True, blank=True)
     author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="books")
-    editor = models.ForeignKey(Author, null=True, blank=True, on_delete=models.PROTECT, related_name="edited_books")
+    editor = models.ForeignKey(
+        Author, null=True, blank=True, on_delete=models.PROTECT, related_name="edited_books"
+    )
     publisher = models.ForeignKey(Publisher, null=True, blank=True, on_delete=models.RESTRICT)
     tags = models.ManyToManyField(Tag, blank=True, related_name="books")
     price = models.DecimalField(max_digits=8, decimal_places=2, default="9.99")
@@ -112,7 +127,9 @@ class BookDetail(models.Model):
 
 class Review(models.Model):
     book = models.ForeignKey(Book, on_delete=models.CASCADE, related_name="reviews")
-    reviewer = models.ForeignKey(Author, on_delete=models.SET_DEFAULT, default=None, null=True, related_name="+")
+    reviewer = models.ForeignKey(
+        Author, on_delete=models.SET_DEFAULT, default=None, null=True, related_name="+"
+    )
     stars = models.SmallIntegerField(default=3)
     body = models.TextField(blank=True)
 
@@ -204,10 +221,19 @@ def placeholder_author():
 class Loan(models.Model):
     """The on_delete rules the other models do not use."""
 
-    book = models.ForeignKey(Book, on_delete=models.DO_NOTHING, db_constraint=False, related_name="loans")
-    borrower = models.ForeignKey(Author, on_delete=models.SET(placeholder_author), related_name="loans")
+    book = models.ForeignKey(
+        Book, on_delete=models.DO_NOTHING, db_constraint=False, related_name="loans"
+    )
+    borrower = models.ForeignKey(
+        Author, on_delete=models.SET(placeholder_author), related_name="loans"
+    )
     branch = models.ForeignKey(
-        Country, to_field="code", on_delete=models.CASCADE, null=True, blank=True, related_name="loans"
+        Country,
+        to_field="code",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="loans",
     )
 
 

@@ -16,6 +16,7 @@ class Api:
 class Endpoint:
     name: str  # "user-detail"
     path: str  # below the API prefix: "auth/user/3/?format=json"
+    default_requests: int = 100  # ab -n of the article (20 for the full user list)
 
     def url(self, api: Api) -> str:
         return api.prefix + self.path
@@ -29,7 +30,7 @@ APIS_BY_KEY = {api.key: api for api in APIS}
 
 ENDPOINTS = (
     Endpoint("user-detail", "auth/user/3/?format=json"),
-    Endpoint("user-list", "auth/user/?format=json&limit=0"),
+    Endpoint("user-list", "auth/user/?format=json&limit=0", default_requests=20),
     Endpoint("permission-list", "auth/permission/?format=json&limit=0"),
 )
 ENDPOINTS_BY_NAME = {endpoint.name: endpoint for endpoint in ENDPOINTS}

@@ -14,9 +14,10 @@ anything else a test wants to substitute.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from example_project.showcase.benchmark.endpoints import DRF, V2, V3, Api, Endpoint
 
@@ -77,7 +78,9 @@ def normalise(body: bytes, api: Api) -> bytes:
 
 def byte_difference(a: bytes, b: bytes, context: int = 60) -> str:
     """Where two different byte strings first differ, with some context."""
-    offset = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    offset = next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
     start = max(0, offset - context)
 
     def around(body: bytes) -> str:
@@ -100,7 +103,7 @@ def json_difference(a: Any, b: Any, path: str = "$") -> str | None:
                 return found
         return None
     if isinstance(a, list):
-        for index, (x, y) in enumerate(zip(a, b)):
+        for index, (x, y) in enumerate(zip(a, b, strict=False)):
             found = json_difference(x, y, f"{path}[{index}]")
             if found:
                 return found

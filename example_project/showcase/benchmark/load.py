@@ -22,9 +22,10 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 ProgressCallback = Callable[[int], None]
 
@@ -207,8 +208,10 @@ class BuiltinClient:
                 try:
                     status, length = fetch_once(host, port, request, timeout)
                 except (OSError, IncompleteResponse, ValueError, IndexError) as error:
-                    kind = "timeout" if isinstance(error, socket.timeout) else (
-                        "receive" if isinstance(error, IncompleteResponse) else "connect"
+                    kind = (
+                        "timeout"
+                        if isinstance(error, socket.timeout)
+                        else ("receive" if isinstance(error, IncompleteResponse) else "connect")
                     )
                     with lock:
                         failures[kind] = failures.get(kind, 0) + 1
@@ -217,7 +220,9 @@ class BuiltinClient:
                 with lock:
                     records.append((begin, end - begin, status, length))
 
-        threads = [threading.Thread(target=worker, daemon=True) for _ in range(concurrency)]
+        threads = [
+            threading.Thread(target=worker, daemon=True) for _ in range(min(concurrency, requests))
+        ]
         for thread in threads:
             thread.start()
         try:
@@ -266,16 +271,29 @@ class AbClient:
         return f"ApacheBench {match.group(1) if match else '?'}"
 
     def command(
-        self, url: str, requests: int, concurrency: int, duration: float | None, timeout: float,
+        self,
+        url: str,
+        requests: int,
+        concurrency: int,
+        duration: float | None,
+        timeout: float,
         gnuplot: Path,
     ) -> list[str]:
         command = [self.executable]
         if duration:
             command += ["-t", str(max(1, math.ceil(duration)))]  # before -n: -t resets -n
         command += [
-            "-n", str(requests), "-c", str(concurrency), "-s", str(max(1, math.ceil(timeout))),
-            "-r", "-g", str(gnuplot), url,
-        ]  # fmt: skip
+            "-n",
+            str(requests),
+            "-c",
+            str(concurrency),
+            "-s",
+            str(max(1, math.ceil(timeout))),
+            "-r",
+            "-g",
+            str(gnuplot),
+            url,
+        ]
         return command
 
     def run(
@@ -289,6 +307,7 @@ class AbClient:
         timeout: float,
         progress: ProgressCallback | None = None,
     ) -> RunResult:
+        concurrency = min(concurrency, requests)  # ab refuses -c above -n
         with tempfile.TemporaryDirectory(prefix="djony-ab-") as tmp:
             gnuplot = Path(tmp) / "timings.tsv"
             command = self.command(
@@ -297,7 +316,8 @@ class AbClient:
             limit = (duration or requests * timeout) + timeout + 30
             completed = subprocess.run(command, capture_output=True, text=True, timeout=limit)
             if completed.returncode != 0:
-                raise RuntimeError(f"ab failed ({completed.returncode}): {completed.stderr.strip()}")
+                first_line = (completed.stderr.strip().splitlines() or ["(no output)"])[0]
+                raise RuntimeError(f"ab failed (exit code {completed.returncode}): {first_line}")
             result = parse_ab_output(completed.stdout, path, requests, concurrency)
             result.latencies = parse_ab_gnuplot(gnuplot)
         if progress:
@@ -322,7 +342,7 @@ def parse_ab_output(text: str, path: str, requests: int, concurrency: int) -> Ru
     kinds = re.search(r"\(Connect: (\d+), Receive: (\d+), Length: (\d+), Exceptions: (\d+)\)", text)
     if kinds:
         names = ("connect", "receive", "length", "exceptions")
-        result.failures = {n: int(v) for n, v in zip(names, kinds.groups()) if int(v)}
+        result.failures = {n: int(v) for n, v in zip(names, kinds.groups(), strict=True) if int(v)}
     result.stopped_by_duration = result.complete < requests
     return result
 

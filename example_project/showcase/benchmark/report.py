@@ -13,7 +13,7 @@ JSON report (``--json FILE``), schema ``djony-example-compare/1``::
       "database": {"vendor": "sqlite"|"postgresql"|"mysql", "version": str, "name": str},
       "data": {"users": int, "permissions": int, "user_3_permissions": int},
       "settings": {"server": str, "workers": int, "threads": int, "client": "ab"|"built-in",
-                   "requests": int, "concurrency": int, "duration_s": float|null,
+                   "requests": int|null, "concurrency": int, "duration_s": float|null,
                    "timeout_s": float, "warmup": int, "rounds": int},
       "identical": [ {"endpoint": str, "path": str, "v2_v3_identical": bool,
                       "problem": str|null, "drf_same_data": bool|null,
@@ -32,7 +32,9 @@ JSON report (``--json FILE``), schema ``djony-example-compare/1``::
            "latency_ms": {"mean", "min", "p50", "p95", "p99", "max": float|null},
            "stopped_by_duration": bool}
 
-A speed-up is the ratio of requests per second (``v3_over_v2`` = 2.0: v3
+``settings.requests`` is ``-n``; null means each endpoint's default (as in the
+article: 100, and 20 for the full user list); each run says how many it asked
+for in ``requests``.  A speed-up is the ratio of requests per second (``v3_over_v2`` = 2.0: v3
 served twice as many requests per second as v2).  :func:`validate` checks a
 report against this schema.
 """
@@ -81,7 +83,9 @@ def machine() -> dict[str, Any]:
         "cpus": os.cpu_count() or 1,
         "cpu_model": _cpu_model(),
         # Other programs busy on the machine make the numbers noisy: this tells.
-        "load_average": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
+        "load_average": [round(x, 2) for x in os.getloadavg()]
+        if hasattr(os, "getloadavg")
+        else None,
     }
 
 
@@ -162,16 +166,32 @@ def build_report(
 # -- validation ---------------------------------------------------------------
 
 _RUN_KEYS = {
-    "url": str, "requests": int, "concurrency": int, "complete": int, "failed": int,
-    "failures": dict, "non_2xx": int, "document_length": (int, type(None)),
-    "time_taken_s": (int, float), "requests_per_second": (int, float),
-    "latency_ms": dict, "stopped_by_duration": bool,
-}  # fmt: skip
+    "url": str,
+    "requests": int,
+    "concurrency": int,
+    "complete": int,
+    "failed": int,
+    "failures": dict,
+    "non_2xx": int,
+    "document_length": (int, type(None)),
+    "time_taken_s": (int, float),
+    "requests_per_second": (int, float),
+    "latency_ms": dict,
+    "stopped_by_duration": bool,
+}
 _TOP_KEYS = {
-    "schema": str, "date": str, "command": str, "machine": dict, "versions": dict,
-    "database": dict, "data": dict, "settings": dict, "identical": list,
-    "client_headroom": (dict, type(None)), "endpoints": list,
-}  # fmt: skip
+    "schema": str,
+    "date": str,
+    "command": str,
+    "machine": dict,
+    "versions": dict,
+    "database": dict,
+    "data": dict,
+    "settings": dict,
+    "identical": list,
+    "client_headroom": (dict, type(None)),
+    "endpoints": list,
+}
 
 
 def _check_keys(obj: Any, keys: dict[str, Any], where: str, errors: list[str]) -> None:
@@ -202,26 +222,40 @@ def validate(report: Any) -> list[str]:
         return errors
     if report["schema"] != SCHEMA:
         errors.append(f"$.schema: {report['schema']!r} is not {SCHEMA!r}")
-    for key in ("django", "django-tastypie", "djangorestframework", "pony", "djony",
-                "server", "client"):  # fmt: skip
+    for key in (
+        "django",
+        "django-tastypie",
+        "djangorestframework",
+        "pony",
+        "djony",
+        "server",
+        "client",
+    ):
         if not isinstance(report["versions"].get(key), str):
             errors.append(f"$.versions.{key}: missing")
     for key in ("vendor", "version", "name"):
         if not isinstance(report["database"].get(key), str):
             errors.append(f"$.database.{key}: missing")
     for key in ("requests", "concurrency", "workers", "threads", "warmup", "rounds"):
-        value = report["settings"].get(key)
+        value = report["settings"].get(key, "missing")
+        if key == "requests" and value is None:
+            continue
         if not isinstance(value, int) or isinstance(value, bool):
             errors.append(f"$.settings.{key}: missing or not an integer")
     for index, check in enumerate(report["identical"]):
-        _check_keys(check, {"endpoint": str, "path": str, "v2_v3_identical": bool},
-                    f"$.identical[{index}]", errors)  # fmt: skip
+        _check_keys(
+            check,
+            {"endpoint": str, "path": str, "v2_v3_identical": bool},
+            f"$.identical[{index}]",
+            errors,
+        )
     if report["client_headroom"] is not None:
         _check_run(report["client_headroom"], "$.client_headroom", errors)
     for index, endpoint in enumerate(report["endpoints"]):
         where = f"$.endpoints[{index}]"
-        _check_keys(endpoint, {"name": str, "path": str, "results": dict, "speedup": dict},
-                    where, errors)  # fmt: skip
+        _check_keys(
+            endpoint, {"name": str, "path": str, "results": dict, "speedup": dict}, where, errors
+        )
         if not isinstance(endpoint, dict) or not isinstance(endpoint.get("results"), dict):
             continue
         for key, run in endpoint["results"].items():
@@ -229,7 +263,9 @@ def validate(report: Any) -> list[str]:
                 errors.append(f"{where}.results.{key}: unknown API")
             _check_run(run, f"{where}.results.{key}", errors)
         for key in ("v3_over_v2", "v3_over_drf"):
-            if not isinstance(endpoint.get("speedup", {}).get(key, "missing"), (int, float, type(None))):
+            if not isinstance(
+                endpoint.get("speedup", {}).get(key, "missing"), (int, float, type(None))
+            ):
                 errors.append(f"{where}.speedup.{key}: missing or not a number")
     return errors
 
@@ -264,7 +300,9 @@ def endpoint_table(path: str, results: dict[str, dict[str, Any]]) -> str:
     column = max(12, *(len(v) for _, values in rows for v in values))
     header = " " * width + "".join(f"  {k:>{column}}" for k in keys)
     lines = [f"Endpoint: /api/{{{','.join(keys)}}}/{path}", header]
-    lines += [f"{label:<{width}}" + "".join(f"  {v:>{column}}" for v in values) for label, values in rows]
+    lines += [
+        f"{label:<{width}}" + "".join(f"  {v:>{column}}" for v in values) for label, values in rows
+    ]
     short = [k for k in keys if results[k]["stopped_by_duration"]]
     if short:
         lines.append(f"(stopped by --duration before all requests were sent: {', '.join(short)})")
@@ -277,30 +315,52 @@ def legend() -> str:
 
 def summary_table(report: dict[str, Any], markdown: bool = False) -> str:
     """One line per endpoint: requests per second, p50 and the speed-ups."""
-    header = ["endpoint", "v2 req/s", "v3 req/s", "drf req/s", "v2 p50 ms", "v3 p50 ms",
-              "drf p50 ms", "v3/v2", "v3/drf"]  # fmt: skip
+    header = [
+        "endpoint",
+        "v2 req/s",
+        "v3 req/s",
+        "drf req/s",
+        "v2 p50 ms",
+        "v3 p50 ms",
+        "drf p50 ms",
+        "v3/v2",
+        "v3/drf",
+    ]
     body = []
     for endpoint in report["endpoints"]:
         results = endpoint["results"]
 
-        def rps(key: str) -> str:
+        def rps(key: str, results: dict = results) -> str:
             return f"{results[key]['requests_per_second']:.1f}" if key in results else "-"
 
-        def p50(key: str) -> str:
+        def p50(key: str, results: dict = results) -> str:
             return _ms(results[key]["latency_ms"]["p50"]) if key in results else "-"
 
         body.append(
-            [endpoint["path"], rps("v2"), rps("v3"), rps("drf"), p50("v2"), p50("v3"), p50("drf"),
-             times(endpoint["speedup"]["v3_over_v2"]), times(endpoint["speedup"]["v3_over_drf"])]
-        )  # fmt: skip
+            [
+                endpoint["path"],
+                rps("v2"),
+                rps("v3"),
+                rps("drf"),
+                p50("v2"),
+                p50("v3"),
+                p50("drf"),
+                times(endpoint["speedup"]["v3_over_v2"]),
+                times(endpoint["speedup"]["v3_over_drf"]),
+            ]
+        )
     if markdown:
         lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * 8) + "|"]
-        lines += ["| " + " | ".join(f"`{row[0]}`" if i == 0 else row[i] for i in range(9)) + " |"
-                  for row in body]  # fmt: skip
+        lines += [
+            "| " + " | ".join(f"`{row[0]}`" if i == 0 else row[i] for i in range(9)) + " |"
+            for row in body
+        ]
         return "\n".join(lines)
     widths = [max(len(str(r[i])) for r in [header, *body]) for i in range(9)]
-    lines = ["  ".join(f"{h:<{widths[0]}}" if i == 0 else f"{h:>{widths[i]}}"
-                       for i, h in enumerate(row)) for row in [header, *body]]  # fmt: skip
+    lines = [
+        "  ".join(f"{h:<{widths[0]}}" if i == 0 else f"{h:>{widths[i]}}" for i, h in enumerate(row))
+        for row in [header, *body]
+    ]
     return "\n".join(lines)
 
 
@@ -315,8 +375,8 @@ def headroom_line(report: dict[str, Any]) -> str | None:
     )
     ratio = ping["requests_per_second"] / fastest if fastest else None
     line = (
-        f"Client headroom: {ping['requests_per_second']:.0f} req/s on /ping/ (a view doing nothing), "
-        f"p50 {_ms(ping['latency_ms']['p50'])} ms"
+        f"Client headroom: {ping['requests_per_second']:.0f} req/s on /ping/ "
+        f"(a view doing nothing), p50 {_ms(ping['latency_ms']['p50'])} ms"
     )
     if ratio:
         line += f"; {ratio:.1f}x the fastest API run above"
@@ -341,26 +401,39 @@ def plot(report: dict[str, Any], path: Path) -> None:
     endpoints = report["endpoints"]
     colors = {"v2": "#9e9e9e", "v3": "#2e7d32", "drf": "#1565c0"}
     fig, axes = plt.subplots(1, len(endpoints), figsize=(4.2 * len(endpoints), 4.4), squeeze=False)
-    for ax, endpoint in zip(axes[0], endpoints):
+    for ax, endpoint in zip(axes[0], endpoints, strict=True):
         keys = [api.key for api in APIS if api.key in endpoint["results"]]
         values = [endpoint["results"][k]["requests_per_second"] for k in keys]
         bars = ax.bar(keys, values, color=[colors[k] for k in keys])
-        for bar, value in zip(bars, values):
-            ax.annotate(f"{value:.1f}", (bar.get_x() + bar.get_width() / 2, value),
-                        ha="center", va="bottom", fontsize=9)  # fmt: skip
+        for bar, value in zip(bars, values, strict=True):
+            ax.annotate(
+                f"{value:.1f}",
+                (bar.get_x() + bar.get_width() / 2, value),
+                ha="center",
+                va="bottom",
+                fontsize=9,
+            )
         speed = endpoint["speedup"]
-        ax.set_title(f"{endpoint['path']}\nv3/v2 {times(speed['v3_over_v2'])}, "
-                     f"v3/drf {times(speed['v3_over_drf'])}", fontsize=9)  # fmt: skip
+        ax.set_title(
+            f"{endpoint['path']}\nv3/v2 {times(speed['v3_over_v2'])}, "
+            f"v3/drf {times(speed['v3_over_drf'])}",
+            fontsize=9,
+        )
         ax.set_ylabel("requests per second (higher is better)", fontsize=8)
         ax.set_ylim(0, max(values or [1]) * 1.18)
         ax.tick_params(labelsize=8)
     settings, db, ver = report["settings"], report["database"], report["versions"]
+    requests = settings["requests"] or "100 (user list 20)"
+    load_average = report["machine"].get("load_average")
+    busy = f", load average {load_average[0]:.1f}" if load_average else ""
     fig.suptitle(
-        f"{legend()}\n{db['vendor']} {db['version']}, {ver['server']}, client {settings['client']}, "
-        f"-n {settings['requests']} -c {settings['concurrency']}, {report['date'][:10]}, "
-        f"Django {ver['django']}, tastypie {ver['django-tastypie']}, DRF {ver['djangorestframework']}",
+        f"{legend()}\n{db['vendor']} {db['version']}, {ver['server']}, "
+        f"client {settings['client']}, -n {requests} -c {settings['concurrency']}, "
+        f"{report['date'][:10]}{busy}, "
+        f"Django {ver['django']}, tastypie {ver['django-tastypie']}, "
+        f"DRF {ver['djangorestframework']}",
         fontsize=8,
     )
-    fig.tight_layout(rect=(0, 0, 1, 0.9))
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -11,9 +11,9 @@ import argparse
 import os
 import signal
 import sys
+from socketserver import ThreadingMixIn
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
-from socketserver import ThreadingMixIn
 
 
 class ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
@@ -44,8 +44,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.server == "cheroot":
         from cheroot.wsgi import Server
 
-        server = Server((args.host, args.port), application, numthreads=args.threads,
-                        request_queue_size=512)
+        server = Server(
+            (args.host, args.port), application, numthreads=args.threads, request_queue_size=512
+        )
         try:
             server.start()
         finally:
@@ -53,11 +54,22 @@ def main(argv: list[str] | None = None) -> None:
     elif args.server == "waitress":
         import waitress
 
-        waitress.serve(application, host=args.host, port=args.port, threads=args.threads,
-                       backlog=512, _quiet=True)
+        waitress.serve(
+            application,
+            host=args.host,
+            port=args.port,
+            threads=args.threads,
+            backlog=512,
+            _quiet=True,
+        )
     else:
-        httpd = make_server(args.host, args.port, application,
-                            server_class=ThreadingWSGIServer, handler_class=QuietHandler)
+        httpd = make_server(
+            args.host,
+            args.port,
+            application,
+            server_class=ThreadingWSGIServer,
+            handler_class=QuietHandler,
+        )
         try:
             httpd.serve_forever()
         finally:

@@ -45,7 +45,10 @@ class ServerConfig:
     def describe(self) -> str:
         if self.name == "gunicorn":
             kind = "sync" if self.threads == 1 else "gthread"
-            return f"gunicorn {self.version()}, {self.workers} {kind} worker(s) x {self.threads} thread(s)"
+            return (
+                f"gunicorn {self.version()}, {self.workers} {kind} worker(s) "
+                f"x {self.threads} thread(s)"
+            )
         if self.name == "wsgiref":
             return "wsgiref (standard library), a thread per connection"
         return f"{self.name} {self.version()}, {self.threads} thread(s)"
@@ -69,9 +72,7 @@ def check_available(config: ServerConfig) -> None:
         try:
             importlib.metadata.version(dist)
         except importlib.metadata.PackageNotFoundError:
-            raise ServerError(
-                f"--server {config.name} needs {dist}: pip install {dist}"
-            ) from None
+            raise ServerError(f"--server {config.name} needs {dist}: pip install {dist}") from None
     if config.name != "gunicorn" and config.workers != 1:
         raise ServerError(
             f"--workers {config.workers}: only gunicorn runs several processes; "
@@ -98,20 +99,37 @@ def server_command(config: ServerConfig, host: str, port: int) -> list[str]:
     """The command line that serves ``example_project.wsgi`` on ``host:port``."""
     if config.name == "gunicorn":
         command = [
-            sys.executable, "-m", "gunicorn", "example_project.wsgi:application",
-            "--bind", f"{host}:{port}",
-            "--workers", str(config.workers),
-            "--threads", str(config.threads),
-            "--timeout", str(config.request_timeout),
-            "--backlog", "512",
-            "--log-level", "warning",
-        ]  # fmt: skip
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "example_project.wsgi:application",
+            "--bind",
+            f"{host}:{port}",
+            "--workers",
+            str(config.workers),
+            "--threads",
+            str(config.threads),
+            "--timeout",
+            str(config.request_timeout),
+            "--backlog",
+            "512",
+            "--log-level",
+            "warning",
+        ]
         return command
     return [
-        sys.executable, "-m", "example_project.showcase.benchmark.serve",
-        "--server", config.name, "--host", host, "--port", str(port),
-        "--threads", str(config.threads),
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "example_project.showcase.benchmark.serve",
+        "--server",
+        config.name,
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--threads",
+        str(config.threads),
+    ]
 
 
 class Server:
@@ -189,6 +207,9 @@ class Server:
             f"{self.config.name} did not answer /ping/ within {self.config.startup_timeout:.0f} s; "
             f"its log ({self.log_path}) ends with:\n{self.log_tail()}"
         )
+
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
 
     def log_tail(self, lines: int = 20) -> str:
         try:

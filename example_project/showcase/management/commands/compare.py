@@ -17,14 +17,13 @@ import os
 import signal
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import Permission, User
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import connections
+from django.db import DatabaseError, connections
 
 from example_project.showcase import seeding
 from example_project.showcase.benchmark import identical, load, report, servers
@@ -41,53 +40,122 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         load_group = parser.add_argument_group("load")
-        load_group.add_argument("-n", "--requests", type=int, default=100,
-                                help="requests per API and endpoint (default 100, as in the article)")
-        load_group.add_argument("-c", "--concurrency", type=int, default=4,
-                                help="requests at a time (default 4, as in the article)")
-        load_group.add_argument("--duration", type=float, default=60.0, metavar="SECONDS",
-                                help="stop a run after this long even if -n is not reached "
-                                     "(default 60; 0 for no bound)")
-        load_group.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                                help="per-request timeout (default 60)")
-        load_group.add_argument("--warmup", type=int, default=None,
-                                help="requests per API and endpoint before measuring, not counted "
-                                     "(default 2 x concurrency)")
-        load_group.add_argument("--rounds", type=int, default=1,
-                                help="repeat v2/v3/drf this many times, rotating the order; "
-                                     "each round sends -n requests (default 1)")
-        load_group.add_argument("--client", choices=["auto", "ab", "builtin"], default="auto",
-                                help="load client: ab if installed, else built-in (default auto)")
-        load_group.add_argument("--endpoint", action="append", choices=list(ENDPOINTS_BY_NAME),
-                                help="measure only this endpoint (repeatable; default all)")
+        load_group.add_argument(
+            "-n",
+            "--requests",
+            type=int,
+            default=None,
+            help="requests per API and endpoint (default as in the article: "
+            "100, and 20 for the full user list)",
+        )
+        load_group.add_argument(
+            "-c",
+            "--concurrency",
+            type=int,
+            default=4,
+            help="requests at a time (default 4, as in the article)",
+        )
+        load_group.add_argument(
+            "--duration",
+            type=float,
+            default=60.0,
+            metavar="SECONDS",
+            help="stop a run after this long even if -n is not reached "
+            "(default 60; 0 for no bound)",
+        )
+        load_group.add_argument(
+            "--timeout",
+            type=float,
+            default=60.0,
+            metavar="SECONDS",
+            help="per-request timeout (default 60)",
+        )
+        load_group.add_argument(
+            "--warmup",
+            type=int,
+            default=None,
+            help="requests per API and endpoint before measuring, not counted "
+            "(default 2 x concurrency)",
+        )
+        load_group.add_argument(
+            "--rounds",
+            type=int,
+            default=1,
+            help="repeat v2/v3/drf this many times, rotating the order; "
+            "each round sends -n requests (default 1)",
+        )
+        load_group.add_argument(
+            "--client",
+            choices=["auto", "ab", "builtin"],
+            default="auto",
+            help="load client: ab if installed, else built-in (default auto)",
+        )
+        load_group.add_argument(
+            "--endpoint",
+            action="append",
+            choices=list(ENDPOINTS_BY_NAME),
+            help="measure only this endpoint (repeatable; default all)",
+        )
         server_group = parser.add_argument_group("server")
-        server_group.add_argument("--server", choices=list(servers.SERVERS), default="gunicorn",
-                                  help="WSGI server (default gunicorn)")
-        server_group.add_argument("--workers", type=int, default=None,
-                                  help="server processes (gunicorn only; default: CPU count)")
-        server_group.add_argument("--threads", type=int, default=None,
-                                  help="threads per process (default 1 for gunicorn, 4 otherwise)")
+        server_group.add_argument(
+            "--server",
+            choices=list(servers.SERVERS),
+            default="gunicorn",
+            help="WSGI server (default gunicorn)",
+        )
+        server_group.add_argument(
+            "--workers",
+            type=int,
+            default=None,
+            help="server processes (gunicorn only; default: CPU count)",
+        )
+        server_group.add_argument(
+            "--threads",
+            type=int,
+            default=None,
+            help="threads per process (default 1 for gunicorn, 4 otherwise)",
+        )
         data_group = parser.add_argument_group("data")
-        data_group.add_argument("--database", metavar="URL",
-                                help="database URL, e.g. postgres://postgres@127.0.0.1:5432/djony_demo "
-                                     "(read by manage.py; same as DATABASE_URL)")
-        data_group.add_argument("--users", type=int, default=None,
-                                help="users to seed when the database has none (default 1000)")
-        data_group.add_argument("--reset", action="store_true",
-                                help="delete the users and seed again (with --users or 1000)")
+        data_group.add_argument(
+            "--database",
+            metavar="URL",
+            help="database URL, e.g. postgres://postgres@127.0.0.1:5432/djony_demo "
+            "(read by manage.py; same as DATABASE_URL)",
+        )
+        data_group.add_argument(
+            "--users",
+            type=int,
+            default=None,
+            help="users to seed when the database has none (default 1000)",
+        )
+        data_group.add_argument(
+            "--reset",
+            action="store_true",
+            help="delete the users and seed again (with --users or 1000)",
+        )
         out_group = parser.add_argument_group("output")
         out_group.add_argument("--json", metavar="FILE", help="write the results as JSON")
-        out_group.add_argument("--plot", metavar="FILE.png", help="draw a bar chart (needs matplotlib)")
-        out_group.add_argument("--markdown", action="store_true",
-                               help="also print the summary as a Markdown table")
-        out_group.add_argument("--check-only", action="store_true",
-                               help="only check that v2 and v3 answer identical bodies")
-        out_group.add_argument("--bodies", metavar="DIR",
-                               help="where to save the bodies if v2 and v3 differ (default: a temp dir)")
+        out_group.add_argument(
+            "--plot", metavar="FILE.png", help="draw a bar chart (needs matplotlib)"
+        )
+        out_group.add_argument(
+            "--markdown", action="store_true", help="also print the summary as a Markdown table"
+        )
+        out_group.add_argument(
+            "--check-only",
+            action="store_true",
+            help="only check that v2 and v3 answer identical bodies",
+        )
+        out_group.add_argument(
+            "--bodies",
+            metavar="DIR",
+            help="where to save the bodies if v2 and v3 differ (default: a temp dir)",
+        )
 
     # -- entry point ------------------------------------------------------------
 
     def handle(self, *args: Any, **options: Any) -> None:
+        self.stderr.style_func = None  # progress is not an error: no red on a terminal
         previous = signal.getsignal(signal.SIGTERM)
         in_main_thread = _in_main_thread()
         if in_main_thread:
@@ -102,7 +170,9 @@ class Command(BaseCommand):
 
     def _handle(self, options: dict[str, Any]) -> None:
         self._validate(options)
-        endpoints = [ENDPOINTS_BY_NAME[name] for name in options["endpoint"] or []] or list(ENDPOINTS)
+        endpoints = [ENDPOINTS_BY_NAME[name] for name in options["endpoint"] or []] or list(
+            ENDPOINTS
+        )
         if options["check_only"]:
             self._prepare_database(options)
             self._check_identical(endpoints, options)
@@ -163,7 +233,7 @@ class Command(BaseCommand):
 
     def _validate(self, options: dict[str, Any]) -> None:
         for name in ("requests", "concurrency", "rounds"):
-            if options[name] < 1:
+            if options[name] is not None and options[name] < 1:
                 raise CommandError(f"--{name} must be at least 1.")
         if options["warmup"] is None:
             options["warmup"] = 2 * options["concurrency"]
@@ -180,7 +250,14 @@ class Command(BaseCommand):
                 raise CommandError("--plot needs matplotlib: pip install matplotlib") from None
 
     def _prepare_database(self, options: dict[str, Any]) -> dict[str, int]:
-        info = report.database()
+        try:
+            info = report.database()
+        except DatabaseError as error:
+            name = connections["default"].settings_dict["NAME"]
+            raise CommandError(
+                f"Cannot use the database {name!r}: {str(error).strip()}\n"
+                "Create it first (createdb ..., CREATE DATABASE ...) or check DATABASE_URL."
+            ) from None
         self.stderr.write(f"Database: {info['vendor']} {info['version']} ({info['name']})")
         call_command("migrate", verbosity=0, interactive=False)
         existing = User.objects.count()
@@ -211,15 +288,18 @@ class Command(BaseCommand):
             "user_3_permissions": special.user_permissions.count() if special else 0,
         }
 
-    def _check_identical(self, endpoints: list, options: dict[str, Any]) -> list[identical.CheckResult]:
+    def _check_identical(
+        self, endpoints: list, options: dict[str, Any]
+    ) -> list[identical.CheckResult]:
         self.stderr.write("Checking that v2 and v3 answer identical bodies ...")
         checks = identical.check_identical(endpoints)
         for check in checks:
             if check.identical:
                 drf = (
-                    "DRF: same data" if check.drf_same_data
+                    "DRF: same data"
+                    if check.drf_same_data
                     else f"DRF: DIFFERENT data ({check.drf_problem})"
-                )  # fmt: skip
+                )
                 self.stderr.write(
                     f"  {check.endpoint.path}: v2 == v3 ({check.lengths['v2']} bytes, "
                     f"status {check.statuses['v2']}); {drf}"
@@ -249,29 +329,57 @@ class Command(BaseCommand):
         return config
 
     def _run(
-        self, label: str, server: servers.Server, client: load.LoadClient, path: str,
-        requests: int, options: dict[str, Any], duration: float | None,
+        self,
+        label: str,
+        server: servers.Server,
+        client: load.LoadClient,
+        path: str,
+        requests: int,
+        options: dict[str, Any],
+        duration: float | None,
     ) -> load.RunResult:
         bar = Progress(label, requests, stream=sys.stderr)
         try:
             result = client.run(
-                server.host, server.port, path, requests, options["concurrency"],
-                duration, options["timeout"], progress=bar.update,
-            )  # fmt: skip
+                server.host,
+                server.port,
+                path,
+                requests,
+                options["concurrency"],
+                duration,
+                options["timeout"],
+                progress=bar.update,
+            )
+        except RuntimeError as error:  # the client could not run (ab's own errors)
+            raise CommandError(str(error)) from None
         finally:
             bar.close()
+        if not server.running():
+            raise CommandError(
+                f"The server stopped during {path}; its log ends with:\n{server.log_tail()}"
+            )
         return result
 
     def _headroom(
         self, server: servers.Server, client: load.LoadClient, options: dict[str, Any]
     ) -> load.RunResult:
         """The same client against /ping/: how fast it goes when the view costs nothing."""
-        self._run("ping warm-up         ", server, client, PING, 50, options, 5)
-        return self._run("ping (headroom)      ", server, client, PING,
-                         max(500, 5 * options["requests"]), options, 5)  # fmt: skip
+        self._run(_label("-", "ping", "warm-up"), server, client, PING, 50, options, 5)
+        return self._run(
+            _label("-", "ping", "headroom"),
+            server,
+            client,
+            PING,
+            max(500, 5 * (options["requests"] or 100)),
+            options,
+            5,
+        )
 
     def _measure(
-        self, server: servers.Server, client: load.LoadClient, endpoints: list,
+        self,
+        server: servers.Server,
+        client: load.LoadClient,
+        endpoints: list,
         options: dict[str, Any],
     ) -> dict[str, dict[str, load.RunResult]]:
         duration = options["duration"] or None
@@ -279,19 +387,31 @@ class Command(BaseCommand):
         for endpoint in endpoints:
             if options["warmup"]:
                 for api in APIS:
-                    warm = self._run(f"{api.key:<3} {endpoint.name:<16} warm-up", server, client,
-                                     endpoint.url(api), options["warmup"], options, duration)  # fmt: skip
+                    warm = self._run(
+                        _label(api.key, endpoint.name, "warm-up"),
+                        server,
+                        client,
+                        endpoint.url(api),
+                        options["warmup"],
+                        options,
+                        duration,
+                    )
                     if warm.non_2xx or warm.failed:
-                        self.stderr.write(self.style.WARNING(
-                            f"  {endpoint.url(api)}: {warm.non_2xx} non-2xx, {warm.failed} failed "
-                            "during warm-up"))  # fmt: skip
+                        self.stderr.write(
+                            self.style.WARNING(
+                                f"  {endpoint.url(api)}: {warm.non_2xx} non-2xx, "
+                                f"{warm.failed} failed during warm-up"
+                            )
+                        )
             per_api: dict[str, load.RunResult] = {}
             for round_index in range(options["rounds"]):
                 shift = round_index % len(APIS)
                 for api in APIS[shift:] + APIS[:shift]:  # rotate the order each round
-                    label = f"{api.key:<3} {endpoint.name:<16} run {round_index + 1}"
-                    run = self._run(label, server, client, endpoint.url(api),
-                                    options["requests"], options, duration)  # fmt: skip
+                    label = _label(api.key, endpoint.name, f"run {round_index + 1}")
+                    requests = options["requests"] or endpoint.default_requests
+                    run = self._run(
+                        label, server, client, endpoint.url(api), requests, options, duration
+                    )
                     per_api[api.key] = per_api[api.key].merged(run) if api.key in per_api else run
             results[endpoint.name] = {api.key: per_api[api.key] for api in APIS}
         return results
@@ -302,15 +422,17 @@ class Command(BaseCommand):
         out.write("")
         out.write(
             f"{built['date']}  Django {versions['django']}, django-tastypie "
-            f"{versions['django-tastypie']}, djangorestframework {versions['djangorestframework']}, "
-            f"pony {versions['pony']}, djony {versions['djony']}, Python {built['machine']['python']}"
+            f"{versions['django-tastypie']}, djangorestframework "
+            f"{versions['djangorestframework']}, pony {versions['pony']}, "
+            f"djony {versions['djony']}, Python {built['machine']['python']}"
         )
         out.write(
             f"{db['vendor']} {db['version']}; {versions['server']}; client {versions['client']}; "
             f"{built['machine']['cpus']} CPUs (load {_load(built)}); {built['data']['users']} users"
         )
         out.write(
-            f"-n {settings['requests']} -c {settings['concurrency']} per API and endpoint"
+            f"-n {settings['requests'] or '100 (full user list: 20)'} -c {settings['concurrency']} "
+            "per API and endpoint"
             + (f", {settings['rounds']} rounds" if settings["rounds"] > 1 else "")
             + f"; {report.legend()}"
         )
@@ -342,6 +464,10 @@ class Command(BaseCommand):
             except report.PlotError as error:
                 raise CommandError(str(error)) from None
             out.write(f"Wrote {options['plot']}")
+
+
+def _label(api: str, endpoint: str, phase: str) -> str:
+    return f"{api:<3} {endpoint:<15} {phase:<8}"
 
 
 def _load(built: dict[str, Any]) -> str:

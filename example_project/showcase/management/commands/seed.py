@@ -19,17 +19,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--users", type=int, default=1000, help="how many users (default 1000)")
-        parser.add_argument(
-            "--reset", action="store_true", help="delete all existing users first"
-        )
+        parser.add_argument("--reset", action="store_true", help="delete all existing users first")
         parser.add_argument(
             "--database",
             metavar="URL",
             help="database URL (read by manage.py; same as DATABASE_URL)",
         )
-        parser.add_argument(
-            "--no-migrate", action="store_true", help="do not run migrate first"
-        )
+        parser.add_argument("--no-migrate", action="store_true", help="do not run migrate first")
 
     def handle(self, *args: Any, **options: Any) -> None:
         if not options["no_migrate"]:
