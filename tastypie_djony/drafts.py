@@ -58,7 +58,13 @@ class Draft:
             return self._extra[name]
         field = self._relation_field(name)
         if field is not None:
-            return self._relation_default(field)
+            value = self._relation_default(field)
+            if value is None and _required_relation(field):
+                # What Django's descriptor raises for an unset relation of a new instance.
+                raise getattr(self._model, name).RelatedObjectDoesNotExist(
+                    f"{self._model._meta.object_name} has no {name}."
+                )
+            return value
         if name == "pk" or _is_field(self._model, name):
             return getattr(self.instance, name)
         raise AttributeError(f"{self._model._meta.object_name} draft has no attribute {name!r}")
@@ -150,6 +156,13 @@ def draft_class(model: type[models.Model]) -> type[Draft]:
 def new_draft(model: type[models.Model]) -> Draft:
     """An empty unsaved object of ``model``."""
     return draft_class(model)(model)
+
+
+def _required_relation(field: Any) -> bool:
+    """A non-null ForeignKey/OneToOne, or a reverse one-to-one: Django raises when unset."""
+    if field.concrete:
+        return (field.many_to_one or field.one_to_one) and not field.null
+    return field.one_to_one
 
 
 def _is_field(model: type[models.Model], name: str) -> bool:

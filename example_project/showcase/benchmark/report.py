@@ -400,7 +400,9 @@ def plot(report: dict[str, Any], path: Path) -> None:
 
     endpoints = report["endpoints"]
     colors = {"v2": "#9e9e9e", "v3": "#2e7d32", "drf": "#1565c0"}
-    fig, axes = plt.subplots(1, len(endpoints), figsize=(4.2 * len(endpoints), 4.4), squeeze=False)
+    fig, axes = plt.subplots(
+        1, len(endpoints), figsize=(4.2 * len(endpoints), 4.0), squeeze=False, layout="constrained"
+    )
     for ax, endpoint in zip(axes[0], endpoints, strict=True):
         keys = [api.key for api in APIS if api.key in endpoint["results"]]
         values = [endpoint["results"][k]["requests_per_second"] for k in keys]
@@ -434,6 +436,5 @@ def plot(report: dict[str, Any], path: Path) -> None:
         f"DRF {ver['djangorestframework']}",
         fontsize=8,
     )
-    fig.tight_layout(rect=(0, 0, 1, 0.93))
     fig.savefig(path, dpi=110)
     plt.close(fig)
