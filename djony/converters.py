@@ -54,6 +54,10 @@ class DatetimeConverter(dbapiprovider.DatetimeConverter):
         if settings.USE_TZ and timezone.is_naive(val):
             # What Django does (with a RuntimeWarning): read it in the current zone.
             val = timezone.make_aware(val, timezone.get_current_timezone())
+        if settings.USE_TZ and val.astimezone(UTC) != val:
+            # A wall time in a DST gap or fold never compares equal to the value
+            # read back, which Pony would take for a concurrent update: keep UTC.
+            val = val.astimezone(UTC)
         return val
 
     def py2sql(self, val: datetime.datetime) -> Any:

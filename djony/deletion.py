@@ -16,8 +16,9 @@ Django's ``Collector``, in two phases:
    (which Pony does not know as relations), and deletes the parent rows of
    a multi-table child.
 
-``DO_NOTHING`` and custom ``on_delete`` functions cannot be reproduced on
-Pony objects: deleting a row that still has such references raises
+``DO_NOTHING`` leaves the referencing rows alone, as Django does.  A custom
+``on_delete`` function expects Django's ``Collector`` and cannot run on Pony
+objects: deleting a row that still has such references raises
 ``NotImplementedError`` (see docs/limitations-djony.md).  ``auto_now``
 fields get the current time on every update; columns left to a
 ``db_default`` are read back from the database after a Pony insert.
@@ -26,7 +27,9 @@ fields get the current time on every update; columns left to a
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +37,7 @@ from django.db import models
 from django.db.models.deletion import get_candidate_relations_to_delete
 from django.utils import timezone
 from pony.orm.core import Entity as PonyEntity
-from pony.orm.core import del_statuses
+from pony.orm.core import SetData, del_statuses
 
 HANDLED_BY_PONY = (models.CASCADE, models.SET_NULL)
 
@@ -105,6 +108,10 @@ class Rule:
         rule = self.on_delete
         if rule in (models.PROTECT, models.RESTRICT):
             return  # checked in phase 1
+        if rule is models.DO_NOTHING:
+            if self.reverse is not None:
+                _forget_references(obj, self.reverse)
+            return
         if self.reverse is not None and rule in HANDLED_BY_PONY:
             return
         for related in self.related(obj):
@@ -115,6 +122,22 @@ class Rule:
             else:
                 name = self.field.name if self.reverse is not None else self.field.attname
                 setattr(related, name, self.replacement(obj))
+
+
+def _forget_references(obj: Any, reverse: str) -> None:
+    """DO_NOTHING: make Pony see no referencing rows, so it neither clears nor refuses them.
+
+    The rows keep pointing at the deleted one, as with Django; the database's
+    foreign key constraint (if any) decides what happens next.
+    """
+    attr = obj._adict_[reverse]
+    if attr.is_collection:
+        nothing = SetData()
+        nothing.is_fully_loaded = True
+        nothing.count = 0
+        obj._vals_[attr] = nothing
+    else:
+        obj._vals_[attr] = None
 
 
 def delete_rules(model: type[models.Model], names: dict[type[models.Model], str]) -> list[Rule]:
@@ -146,7 +169,9 @@ def check_delete(obj: Any) -> None:
         follow = [getattr(current, link) for link in entity._djony_parent_links_]
         for rule in entity._djony_delete_rules_:
             rule_kind = rule.on_delete
-            if rule_kind in (models.SET_NULL, models.SET_DEFAULT) or _is_set(rule_kind):
+            if rule_kind in (models.SET_NULL, models.SET_DEFAULT, models.DO_NOTHING):
+                continue
+            if _is_set(rule_kind):
                 continue
             related = rule.related(current)
             if not related:
@@ -210,6 +235,21 @@ def _delete_(self: Any, undo_funcs: list | None = None) -> None:
         raise
 
 
+#: Field names an update may touch, like ``Model.save(update_fields=...)``:
+#: ``auto_now`` fields outside it keep their value.  ``None``: all of them.
+updating_only: ContextVar[frozenset[str] | None] = ContextVar("djony_updating_only", default=None)
+
+
+@contextmanager
+def update_fields(names: Iterable[str]) -> Iterator[None]:
+    """Flush updates in this block as ``save(update_fields=names)`` would (auto_now)."""
+    token = updating_only.set(frozenset(names))
+    try:
+        yield
+    finally:
+        updating_only.reset(token)
+
+
 def entity_hooks(model: type[models.Model], names: dict[type[models.Model], str]) -> dict[str, Any]:
     """The class attributes an entity needs to follow Django's rules for ``model``."""
     auto_now = [f for f in model._meta.local_concrete_fields if getattr(f, "auto_now", False)]
@@ -225,8 +265,10 @@ def entity_hooks(model: type[models.Model], names: dict[type[models.Model], str]
     if auto_now:
 
         def before_update(self: Any) -> None:
+            only = updating_only.get()
             for field in auto_now:
-                setattr(self, field.name, now_for(field)())
+                if only is None or field.name in only:
+                    setattr(self, field.name, now_for(field)())
 
         hooks["before_update"] = before_update
     db_defaults = [

@@ -46,7 +46,8 @@ def integer(field: models.Field) -> ColumnType:
 
 
 def text(field: models.Field) -> ColumnType:
-    return ColumnType(str, {})
+    # Pony strips surrounding whitespace by default; Django stores text as given.
+    return ColumnType(str, {"autostrip": False})
 
 
 def floating(field: models.Field) -> ColumnType:

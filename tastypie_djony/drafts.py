@@ -17,6 +17,7 @@ from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
+from django.db.models.expressions import DatabaseDefault
 
 from djony.registry import entity_for
 
@@ -114,6 +115,7 @@ class Draft:
             if link is not None:
                 values[link.name] = self._insert(parent)
         instance = self.instance
+        database_defaults: list[models.Field] = []
         for field in model._meta.local_concrete_fields:
             if field.name in values:
                 continue
@@ -131,13 +133,21 @@ class Draft:
                     value = entity_for(field.related_model)[value.pk]
             else:
                 value = field.pre_save(instance, add=True)
-                if field.primary_key:
-                    if value is None:
+                if isinstance(value, DatabaseDefault):
+                    database_defaults.append(field)
+                    continue
+                if value is None:
+                    if field.primary_key:
                         continue
-                    value = field.to_python(value)
+                else:
+                    # Django's own conversion on save: the same values, the same
+                    # ValidationError messages for bad input ("2023-02-30").
+                    value = prepare(field, value)
             values[field.name] = value
         obj = entity(**values)
         obj.flush()
+        if database_defaults:
+            _read_back(obj, model, database_defaults)
         return obj
 
 
@@ -158,6 +168,16 @@ def new_draft(model: type[models.Model]) -> Draft:
     return draft_class(model)(model)
 
 
+def _read_back(obj: Any, model: type[models.Model], fields: list[models.Field]) -> None:
+    """Give the new entity the values the database filled in (``db_default``)."""
+    from tastypie_djony.objectlist import DjonyObjectList
+
+    queryset = model._base_manager.filter(pk=obj.pk).values_list(*[f.name for f in fields])
+    row = DjonyObjectList(queryset).rows()[0]
+    entity = type(obj)
+    obj._db_set_({entity._adict_[f.name]: value for f, value in zip(fields, row)})
+
+
 def _required_relation(field: Any) -> bool:
     """A non-null ForeignKey/OneToOne, or a reverse one-to-one: Django raises when unset."""
     if field.concrete:
@@ -173,8 +193,50 @@ def _is_field(model: type[models.Model], name: str) -> bool:
     return True
 
 
+class DjangoValues:
+    """An existing entity, seen by ``full_hydrate``: values converted as Django would.
+
+    Tastypie sets raw request values (``"1 day, 0:00:00"`` for a duration);
+    a Django instance converts them on save with the field's
+    ``get_prep_value``.  This wrapper does that conversion before Pony sees
+    the value and forwards everything else to the entity.
+    """
+
+    def __init__(self, entity: Any) -> None:
+        object.__setattr__(self, "entity", entity)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.entity, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        field = _concrete_scalar(type(self.entity)._meta.model, name)
+        if field is not None and value is not None:
+            value = prepare(field, value)
+        setattr(self.entity, name, value)
+
+    def __bool__(self) -> bool:
+        return True
+
+
+def prepare(field: models.Field, value: Any) -> Any:
+    """A request value as the Django field saves it (parsed, made aware, named)."""
+    if isinstance(value, str) and not isinstance(field, (models.CharField, models.TextField)):
+        value = field.to_python(value)
+    return field.get_prep_value(value)
+
+
+def _concrete_scalar(model: type[models.Model], name: str) -> models.Field | None:
+    try:
+        field = model._meta.get_field(name)
+    except FieldDoesNotExist:
+        return None
+    return field if field.concrete and not field.is_relation else None
+
+
 def unwrap(obj: Any) -> Any:
     """The Pony entity behind a saved draft (or ``obj`` itself)."""
     if isinstance(obj, Draft) and obj.is_saved:
         return obj._entity
+    if isinstance(obj, DjangoValues):
+        return obj.entity
     return obj

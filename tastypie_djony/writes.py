@@ -25,12 +25,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import db as django_db
 from django.db import models
 from pony.orm import core as pony_core
 from tastypie.bundle import Bundle
 from tastypie.exceptions import BadRequest, ImmediateHttpResponse, NotFound
 
-from tastypie_djony.drafts import Draft, new_draft, unwrap
+from djony.deletion import update_fields
+from tastypie_djony.drafts import DjangoValues, Draft, new_draft, unwrap
 from tastypie_djony.related import forget_loaded
 
 #: Pony and driver errors that mean "the database refused this data".
@@ -43,6 +45,9 @@ REFUSED = (
     models.ProtectedError,
     models.RestrictedError,
 )
+
+#: What the Django model refuses on save or delete (``Meta.writes = "django"``).
+DJANGO_REFUSED = (django_db.IntegrityError, django_db.DataError, models.ProtectedError, models.RestrictedError)
 
 WRITES_THROUGH_DJANGO = "django"
 
@@ -71,9 +76,21 @@ class PonyWritesMixin:
         )
 
     def full_hydrate(self, bundle: Bundle) -> Bundle:
-        if bundle.obj is None and not self.writes_through_django(bundle.request):
+        if self.writes_through_django(bundle.request):
+            return super().full_hydrate(bundle)
+        if bundle.obj is None:
             bundle.obj = self.new_object()
-        return super().full_hydrate(bundle)
+        elif hasattr(bundle.obj, "_pkval_"):
+            bundle.obj = DjangoValues(bundle.obj)
+        try:
+            return super().full_hydrate(bundle)
+        except (ValueError, TypeError, *REFUSED) as exc:
+            # Pony validates on assignment: a value of the wrong type, a new
+            # primary key for an existing row (Django would save another row),
+            # a one-to-one already taken.
+            raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
+        finally:
+            bundle.obj = unwrap(bundle.obj)
 
     def obj_create(self, bundle: Bundle, **kwargs: Any) -> Bundle:
         if self.writes_through_django(bundle.request):
@@ -93,7 +110,10 @@ class PonyWritesMixin:
     # -- saving -------------------------------------------------------------
     def save(self, bundle: Bundle, skip_errors: bool = False) -> Bundle:
         if self.writes_through_django(bundle.request):
-            return super().save(bundle, skip_errors=skip_errors)
+            try:
+                return super().save(bundle, skip_errors=skip_errors)
+            except DJANGO_REFUSED as exc:
+                raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
         if bundle.via_uri:
             return bundle
         self.is_valid(bundle)
@@ -107,7 +127,11 @@ class PonyWritesMixin:
         self.save_related(bundle)
         identifier = self.create_identifier(bundle.obj)
         if identifier not in bundle.objects_saved or isinstance(bundle.obj, Draft):
-            bundle.obj = self.persist(bundle.obj)
+            if hasattr(bundle, "update_fields"):  # a PATCH: save(update_fields=...)
+                with update_fields(bundle.update_fields):
+                    bundle.obj = self.persist(bundle.obj)
+            else:
+                bundle.obj = self.persist(bundle.obj)
             bundle.objects_saved.add(self.create_identifier(bundle.obj))
         self.save_m2m(self.hydrate_m2m(bundle))
         return bundle
@@ -122,8 +146,8 @@ class PonyWritesMixin:
             return obj
         except REFUSED as exc:
             raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
-        except ValueError as exc:  # Pony's own validation (required attribute, bad value)
-            raise BadRequest(str(exc)) from None
+        except (ValueError, TypeError) as exc:  # Pony's validation (required attribute, bad value)
+            raise BadRequest(f"Invalid data for {self._meta.object_class._meta.object_name}: {exc}") from None
 
     def save_m2m(self, bundle: Bundle) -> None:
         if self.writes_through_django(bundle.request):
@@ -166,7 +190,10 @@ class PonyWritesMixin:
     # -- deleting -----------------------------------------------------------
     def obj_delete(self, bundle: Bundle, **kwargs: Any) -> None:
         if self.writes_through_django(bundle.request):
-            return super().obj_delete(bundle, **kwargs)
+            try:
+                return super().obj_delete(bundle, **kwargs)
+            except DJANGO_REFUSED as exc:
+                raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
         if not hasattr(bundle.obj, "_pkval_"):
             try:
                 bundle.obj = self.obj_get(bundle=bundle, **kwargs)

@@ -241,6 +241,25 @@ case(
     expect=400,
 )
 case(
+    "post_authorfull_nested_country_new",
+    C,
+    post("authorfull/", {"name": "Eve", "country": {"code": "NL", "name": "Nederland"}}),
+    expect=201,
+)
+case(
+    "post_authorfull_nested_country_and_mentor_existing",
+    C,
+    post(
+        "authorfull/",
+        {
+            "name": "Eve",
+            "country": {"code": "FR", "name": "République française"},
+            "mentor": {"resource_uri": "/API/author/2/", "email": "bob@example.org"},
+        },
+    ),
+    expect=201,
+)
+case(
     "post_author_mentor_uri",
     C,
     post("author/", {"name": "Eve", "mentor": "/API/author/3/"}),
@@ -774,6 +793,15 @@ case(
     ),
     expect=200,
 )
+case(
+    "put_authorfull_nested_country",
+    C,
+    put(
+        "authorfull/4/",
+        {"name": "Dot", "country": {"resource_uri": "/API/country/4/", "name": "Nippon"}},
+    ),
+    expect=200,
+)
 case("put_detail_id_in_body_differs", C, put("tag/1/", {"id": 3, "name": "renamed"}), expect=204)
 case("put_django_writes_resource", C, put("tagdj/2/", {"name": "classics"}), expect=200)
 
@@ -962,7 +990,7 @@ case(
 )
 case(
     "put_list_restaurants_mti",
-    C,
+    "PUT list",
     put("restaurant/", {"objects": [{"name": "Only", "serves_pizza": True}]}),
     expect=200,
 )

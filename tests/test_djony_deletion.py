@@ -147,20 +147,35 @@ def test_to_field_cascade(data: dict) -> None:
     assert Loan.objects.filter(pk=kept.pk).exists()
 
 
-def test_do_nothing_is_refused_with_a_clear_error(data: dict) -> None:
+def test_do_nothing_leaves_the_references(data: dict) -> None:
     book = data["book"]
-    Loan.objects.create(book=book, borrower=data["bob"])
-    with pytest.raises(
-        NotImplementedError, match=r"testapp\.Loan\.book.*DO_NOTHING.*through the Django model"
-    ):
-        delete(Book, book.pk)
-    assert Book.objects.filter(pk=book.pk).exists()
-    with db_session:  # deleting the referencing rows first is the way through Pony
-        for loan in Book.p[book.pk].loans:
-            loan.delete()
+    loan = Loan.objects.create(book=book, borrower=data["bob"])
+    with db_session:
+        pony_loan = Loan.p[loan.pk]  # loaded in the session, pointing at the book
+        assert pony_loan.book.title == "Ann's"
         Book.p[book.pk].delete()
     assert not Book.objects.filter(pk=book.pk).exists()
-    assert not Loan.objects.exists()
+    assert Loan.objects.filter(pk=loan.pk, book_id=book.pk).exists()  # as Django leaves it
+    with db_session:  # the Set was never loaded in this session
+        other = Book.objects.create(title="Other", author=data["bob"])
+        Loan.objects.create(book=other, borrower=data["bob"])
+        Book.p[other.pk].delete()
+    assert Loan.objects.filter(book_id=other.pk).count() == 1
+
+
+def test_custom_on_delete_function_is_refused_with_a_clear_error(data: dict) -> None:
+    loan = Loan.objects.create(book=data["book"], borrower=data["ann"], keeper=data["bob"])
+    Book.objects.update(editor=None)
+    with pytest.raises(
+        NotImplementedError,
+        match=r"testapp\.Loan\.keeper.*clear_keeper.*through the Django model",
+    ):
+        delete(Author, data["bob"].pk)
+    assert Author.objects.filter(pk=data["bob"].pk).exists()
+    loan.keeper = None
+    loan.save()
+    delete(Author, data["bob"].pk)  # nothing refers to Bob that way any more
+    assert not Author.objects.filter(pk=data["bob"].pk).exists()
 
 
 def test_deleting_a_child_deletes_its_parents() -> None:

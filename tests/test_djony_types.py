@@ -101,7 +101,8 @@ EMPTY = {
 
 OTHER = {
     **FULL,
-    "char": "plain",
+    "char": "  padded\t ",  # kept as given (Pony strips text by default)
+    "text": "\n",
     "amount": decimal.Decimal("-0.0001"),
     "whole": decimal.Decimal("0"),
     "moment": datetime.datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=BERLIN),

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-from django.db import connection
+from django.db import connection, connections
 
 from tests import write_api
 from tests.testapp.models import Book, Loan
@@ -166,6 +166,8 @@ def _dot_edits_emma() -> None:
 @pytest.fixture(params=[False, True], ids=["autocommit", "ATOMIC_REQUESTS"])
 def atomic_requests(request):
     """Run with ``ATOMIC_REQUESTS`` off and on (read per request by Django's handler)."""
+    # Django's handler reads connections.settings, the same dict as settings_dict.
+    assert connections.settings[connection.alias] is connection.settings_dict
     old = connection.settings_dict["ATOMIC_REQUESTS"]
     connection.settings_dict["ATOMIC_REQUESTS"] = request.param
     try:

@@ -133,6 +133,18 @@ def build_write_api(api_name: str, spelling: str) -> Api:
             filtering={"id": ALL, "name": ALL, "country": ALL_WITH_RELATIONS},
         )
 
+    class AuthorFullResource(base):
+        """``country`` in full (nested output of a nested create or update)."""
+
+        country = fields.ToOneField(CountryResource, "country", null=True, full=True)
+        mentor = fields.ToOneField(AuthorResource, "mentor", null=True, full=True)
+        Meta = meta(
+            Author,
+            resource_name="authorfull",
+            always_return_data=True,
+            fields=["id", "name", "email", "born"],
+        )
+
     class BookResource(base):
         author = fields.ToOneField(AuthorResource, "author")
         editor = fields.ToOneField(AuthorResource, "editor", null=True)
@@ -260,6 +272,7 @@ def build_write_api(api_name: str, spelling: str) -> Api:
         TagResource,
         PublisherResource,
         AuthorResource,
+        AuthorFullResource,
         BookResource,
         BookFullResource,
         BookStrictResource,

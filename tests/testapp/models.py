@@ -218,6 +218,11 @@ def placeholder_author():
     return Author.objects.get_or_create(name="(placeholder)")[0]
 
 
+def clear_keeper(collector, field, sub_objs, using):
+    """A custom ``on_delete`` function (what SET_NULL does, written by hand)."""
+    collector.add_field_update(field, None, sub_objs)
+
+
 class Loan(models.Model):
     """The on_delete rules the other models do not use."""
 
@@ -234,6 +239,9 @@ class Loan(models.Model):
         null=True,
         blank=True,
         related_name="loans",
+    )
+    keeper = models.ForeignKey(
+        Author, on_delete=clear_keeper, null=True, blank=True, related_name="kept_loans"
     )
 
 
