@@ -146,6 +146,11 @@ class PonyWritesMixin:
             return obj
         except REFUSED as exc:
             raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
+        except pony_core.UnexpectedError as exc:
+            # Pony wraps what the database refused during a flush.
+            if not isinstance(exc.original_exc, REFUSED):
+                raise
+            raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
         except (ValueError, TypeError) as exc:  # Pony's validation (required attribute, bad value)
             raise BadRequest(f"Invalid data for {self._meta.object_class._meta.object_name}: {exc}") from None
 
