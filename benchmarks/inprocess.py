@@ -66,7 +66,9 @@ def url(variant: str, endpoint: str) -> str:
     return {**VARIANTS, **SCALING_VARIANTS}[variant].format(path=path)
 
 
-def check_identical(client, endpoint: str, variants: list[str], reference_variant: str = "v2") -> None:
+def check_identical(
+    client, endpoint: str, variants: list[str], reference_variant: str = "v2"
+) -> None:
     reference = client.get(url(reference_variant, endpoint))
     expected = reference.content
     objects = json.loads(expected)
@@ -74,21 +76,30 @@ def check_identical(client, endpoint: str, variants: list[str], reference_varian
     for variant in variants:
         response = client.get(url(variant, endpoint))
         if response.status_code != 200:
-            sys.exit(f"{variant} {endpoint}: HTTP {response.status_code}; not benchmarking a failure.")
+            sys.exit(
+                f"{variant} {endpoint}: HTTP {response.status_code}; not benchmarking a failure."
+            )
         if variant == "drf":
             data = json.loads(response.content)
             got = len(data["objects"]) if "objects" in data else 1
             if got != count:
                 sys.exit(f"drf {endpoint}: {got} objects, v2 has {count}.")
             continue
-        body = response.content.replace(f"/api/{variant}/".encode(), f"/api/{reference_variant}/".encode())
+        body = response.content.replace(
+            f"/api/{variant}/".encode(), f"/api/{reference_variant}/".encode()
+        )
         if variant.startswith("raw"):
             body = body.replace(b"/api/v2/", f"/api/{reference_variant}/".encode())
         if body != expected:
-            at = next(i for i, (a, b) in enumerate(zip(body, expected)) if a != b) if len(body) == len(expected) else min(len(body), len(expected))
+            at = (
+                next(i for i, (a, b) in enumerate(zip(body, expected, strict=True)) if a != b)
+                if len(body) == len(expected)
+                else min(len(body), len(expected))
+            )
             sys.exit(
                 f"{variant} {endpoint}: body differs from v2 at byte {at}:\n"
-                f"  v2: {expected[max(0, at - 80):at + 80]!r}\n  {variant}: {body[max(0, at - 80):at + 80]!r}"
+                f"  v2: {expected[max(0, at - 80) : at + 80]!r}\n"
+                f"  {variant}: {body[max(0, at - 80) : at + 80]!r}"
             )
 
 
@@ -131,11 +142,17 @@ def measure(client, endpoint: str, variants: list[str], rounds: int) -> dict:
 
 def print_table(title: str, result: dict) -> None:
     print(f"\n{title}")
-    print(f"  {'variant':8} {'median ms':>10} {'IQR ms':>17} {'queries':>8} {'peak KiB':>9} {'v2 / this':>10}")
+    print(
+        f"  {'variant':8} {'median ms':>10} {'IQR ms':>17} {'queries':>8} "
+        f"{'peak KiB':>9} {'v2 / this':>10}"
+    )
     base = result["v2"]["median_ms"]
     for variant, r in result.items():
         iqr = f"{r['p25_ms']:.2f}-{r['p75_ms']:.2f}"
-        print(f"  {variant:8} {r['median_ms']:10.2f} {iqr:>17} {r['queries']:8d} {r['peak_kib']:9.0f} {base / r['median_ms']:9.1f}x")
+        print(
+            f"  {variant:8} {r['median_ms']:10.2f} {iqr:>17} {r['queries']:8d} "
+            f"{r['peak_kib']:9.0f} {base / r['median_ms']:9.1f}x"
+        )
     v3 = result["v3"]["median_ms"]
     ratios = {
         "v3 vs v2 (ModelResource)": result["v2"]["median_ms"] / v3,
@@ -151,16 +168,21 @@ def scaling(client, sizes: list[int], rounds: int) -> None:
     from example_project.showcase import seeding
 
     print("\nScaling of the list (limit=0, max_limit lifted) with the number of users")
-    print(f"  {'users':>7} {'v2p ms':>10} {'v3 ms':>10} {'raw ms':>10} {'v3 us/user':>12} {'v3 queries':>12} {'v3/raw':>8}")
+    print(
+        f"  {'users':>7} {'v2p ms':>10} {'v3 ms':>10} {'raw ms':>10} {'v3 us/user':>12} "
+        f"{'v3 queries':>12} {'v3/raw':>8}"
+    )
     for size in sizes:
         seeding.seed(users=size, reset=True, progress=None)
         variants = ["v2ps", "v3qs", "raw0"]
         check_identical(client, "list", ["v3qs", "raw0"], reference_variant="v2ps")
         result = measure(client, "list", variants, rounds if size <= 2000 else max(3, rounds // 5))
         v3 = result["v3qs"]
-        print(f"  {size:7d} {result['v2ps']['median_ms']:10.1f} {v3['median_ms']:10.1f} "
-              f"{result['raw0']['median_ms']:10.1f} {v3['median_ms'] * 1000 / size:12.1f} "
-              f"{v3['queries']:12d} {v3['median_ms'] / result['raw0']['median_ms']:7.1f}x")
+        print(
+            f"  {size:7d} {result['v2ps']['median_ms']:10.1f} {v3['median_ms']:10.1f} "
+            f"{result['raw0']['median_ms']:10.1f} {v3['median_ms'] * 1000 / size:12.1f} "
+            f"{v3['queries']:12d} {v3['median_ms'] / result['raw0']['median_ms']:7.1f}x"
+        )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -184,18 +206,26 @@ def main(argv: list[str] | None = None) -> None:
     call_command("migrate", verbosity=0)
     seeding.seed(users=args.users, reset=not seeding.is_seeded(args.users), progress=None)
     client = Client()
-    print(f"{connection.vendor}, {args.users} users, Django {django.get_version()}, "
-          f"tastypie {tastypie.__version__}, Python {sys.version.split()[0]}, {args.rounds} rounds")
+    print(
+        f"{connection.vendor}, {args.users} users, Django {django.get_version()}, "
+        f"tastypie {tastypie.__version__}, Python {sys.version.split()[0]}, {args.rounds} rounds"
+    )
     results = {}
     for endpoint in ENDPOINTS:
         check_identical(client, endpoint, [v for v in VARIANTS if v != "v2"])
         results[endpoint] = measure(client, endpoint, list(VARIANTS), args.rounds)
-        print_table(f"{endpoint}: {url('v2', endpoint)} (bodies identical to v2)", results[endpoint])
+        print_table(
+            f"{endpoint}: {url('v2', endpoint)} (bodies identical to v2)", results[endpoint]
+        )
     if args.scale:
         scaling(client, [int(n) for n in args.scale.split(",")], args.rounds)
         seeding.seed(users=args.users, reset=True, progress=None)
     if args.json:
-        Path(args.json).write_text(json.dumps({"vendor": connection.vendor, "users": args.users, "results": results}, indent=2))
+        Path(args.json).write_text(
+            json.dumps(
+                {"vendor": connection.vendor, "users": args.users, "results": results}, indent=2
+            )
+        )
 
 
 if __name__ == "__main__":

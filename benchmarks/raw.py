@@ -20,8 +20,17 @@ from django.urls import reverse
 from django.utils import timezone
 
 USER_COLUMNS = (
-    "id", "password", "last_login", "is_superuser", "username", "first_name",
-    "last_name", "email", "is_staff", "is_active", "date_joined",
+    "id",
+    "password",
+    "last_login",
+    "is_superuser",
+    "username",
+    "first_name",
+    "last_name",
+    "email",
+    "is_staff",
+    "is_active",
+    "date_joined",
 )
 PERMISSIONS_SQL = (
     "SELECT up.user_id, up.permission_id FROM auth_user_user_permissions up "
@@ -44,11 +53,18 @@ def _datetime(value: Any) -> str | None:
 
 
 def _users(where: str = "", params: tuple = (), limit: int = 0) -> list[dict]:
-    user_uri = reverse("api_dispatch_detail", kwargs={"api_name": "v2", "resource_name": "auth/user", "pk": 0})[:-2]
-    perm_uri = reverse("api_dispatch_detail", kwargs={"api_name": "v2", "resource_name": "auth/permission", "pk": 0})[:-2]
+    user_uri = reverse(
+        "api_dispatch_detail", kwargs={"api_name": "v2", "resource_name": "auth/user", "pk": 0}
+    )[:-2]
+    perm_uri = reverse(
+        "api_dispatch_detail",
+        kwargs={"api_name": "v2", "resource_name": "auth/permission", "pk": 0},
+    )[:-2]
     with connection.cursor() as cursor:
         limit_sql = f" LIMIT {int(limit)}" if limit else ""
-        cursor.execute(f"SELECT {', '.join(USER_COLUMNS)} FROM auth_user {where}{limit_sql}", params)
+        cursor.execute(
+            f"SELECT {', '.join(USER_COLUMNS)} FROM auth_user {where}{limit_sql}", params
+        )
         rows = cursor.fetchall()
         if where:
             cursor.execute(PERMISSIONS_SQL.format(where="WHERE up.user_id = %s"), params)
@@ -61,7 +77,7 @@ def _users(where: str = "", params: tuple = (), limit: int = 0) -> list[dict]:
             permissions[user_id].append(f"{perm_uri}{permission_id}/")
     users = []
     for row in rows:
-        user = dict(zip(USER_COLUMNS, row))
+        user = dict(zip(USER_COLUMNS, row, strict=True))
         for name in ("is_superuser", "is_staff", "is_active"):
             user[name] = bool(user[name])
         user["last_login"] = _datetime(user["last_login"])

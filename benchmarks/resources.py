@@ -45,5 +45,7 @@ def build(api_name: str, base: type, users: object, max_limit: int | None = 1000
 
 prefetching = build("v2p", ModelResource, User.objects.prefetch_related("user_permissions"))
 drop_in = build("v3q", DjonyResource, User.objects.all())
-prefetching_unlimited = build("v2ps", ModelResource, User.objects.prefetch_related("user_permissions"), None)
+prefetching_unlimited = build(
+    "v2ps", ModelResource, User.objects.prefetch_related("user_permissions"), None
+)
 drop_in_unlimited = build("v3qs", DjonyResource, User.objects.all(), None)

@@ -42,7 +42,7 @@ def model_hooks(model: type[models.Model]) -> list[str]:
 def check_resources(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     from django.urls import get_resolver
 
-    get_resolver().url_patterns  # import the URLconf, where resources are declared
+    _ = get_resolver().url_patterns  # import the URLconf, where resources are declared
     messages = []
     for resource in RESOURCE_CLASSES:
         meta = resource._meta

@@ -21,6 +21,7 @@ from django.db.models.expressions import DatabaseDefault
 
 from djony.registry import entity_for
 
+
 class Draft:
     """An unsaved object of ``model``, hydrated by Tastypie, inserted by Pony."""
 
@@ -175,7 +176,7 @@ def _read_back(obj: Any, model: type[models.Model], fields: list[models.Field]) 
     queryset = model._base_manager.filter(pk=obj.pk).values_list(*[f.name for f in fields])
     row = DjonyObjectList(queryset).rows()[0]
     entity = type(obj)
-    obj._db_set_({entity._adict_[f.name]: value for f, value in zip(fields, row)})
+    obj._db_set_({entity._adict_[f.name]: value for f, value in zip(fields, row, strict=True)})
 
 
 def _required_relation(field: Any) -> bool:

@@ -24,8 +24,8 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import FieldDoesNotExist
-from django.utils import timezone
 from django.core.serializers import json as django_json
+from django.utils import timezone
 from tastypie import fields as tastypie_fields
 from tastypie.resources import Resource
 from tastypie.serializers import Serializer
@@ -49,10 +49,23 @@ SCALAR_FIELDS = {
     tastypie_fields.DateTimeField,
     tastypie_fields.TimeField,
 }
-TO_ONE_FIELDS = {tastypie_fields.ToOneField, tastypie_fields.ForeignKey, tastypie_fields.OneToOneField, DjonyToOneField}
-INTEGER_KEYS = {"AutoField", "BigAutoField", "SmallAutoField", "IntegerField", "BigIntegerField",
-                "SmallIntegerField", "PositiveIntegerField", "PositiveBigIntegerField",
-                "PositiveSmallIntegerField"}
+TO_ONE_FIELDS = {
+    tastypie_fields.ToOneField,
+    tastypie_fields.ForeignKey,
+    tastypie_fields.OneToOneField,
+    DjonyToOneField,
+}
+INTEGER_KEYS = {
+    "AutoField",
+    "BigAutoField",
+    "SmallAutoField",
+    "IntegerField",
+    "BigIntegerField",
+    "SmallIntegerField",
+    "PositiveIntegerField",
+    "PositiveBigIntegerField",
+    "PositiveSmallIntegerField",
+}
 
 #: Resource methods that, when overridden, change what a list page contains.
 HOOKS = (

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tastypie.bundle import Bundle
-from tastypie.exceptions import ApiFieldError
 from django.core.exceptions import FieldDoesNotExist
 from django.db.models.fields.files import FieldFile
+from tastypie.bundle import Bundle
+from tastypie.exceptions import ApiFieldError
 from tastypie.fields import FileField, RelatedField, ToManyField, ToOneField
 
 from tastypie_djony.related import (
@@ -46,8 +46,8 @@ class SetField(ToManyField):
         if not bundle.obj or not bundle.obj.pk:
             if not self.null:
                 raise ApiFieldError(
-                    "The model '%r' does not have a primary key and can not be used in a "
-                    "ToMany context." % bundle.obj
+                    f"The model '{bundle.obj!r}' does not have a primary key and can not be "
+                    "used in a ToMany context."
                 )
             return []
         uris = self._uris_without_objects(bundle, for_list, relation)
@@ -62,8 +62,9 @@ class SetField(ToManyField):
             for related in related_objects(relation, bundle.obj)
         ]
 
-
-    def _uris_without_objects(self, bundle: Bundle, for_list: bool, relation: Relation) -> list | None:
+    def _uris_without_objects(
+        self, bundle: Bundle, for_list: bool, relation: Relation
+    ) -> list | None:
         """The related URIs straight from the keys, when nothing else is asked for."""
         if self.should_full_dehydrate(bundle, for_list):
             return None
@@ -94,8 +95,8 @@ class DjonyToOneField(ToOneField):
         if related is None:
             if not self.null:
                 raise ApiFieldError(
-                    "The model '%r' has an empty attribute '%s' and doesn't allow a null value."
-                    % (bundle.obj, self.attribute)
+                    f"The model '{bundle.obj!r}' has an empty attribute '{self.attribute}' and "
+                    "doesn't allow a null value."
                 )
             return None
         return self.dehydrate_related(

@@ -26,7 +26,6 @@ from tastypie.exceptions import BadRequest, InvalidSortError
 
 from djony.registry import entity_for
 
-
 #: Errors Django raises while compiling SQL for a client's filter value.
 COMPILE_ERRORS = (ValueError, TypeError, IndexError, AttributeError, NotSupportedError)
 
@@ -100,11 +99,15 @@ class DjonyObjectList:
         if isinstance(key, slice):
             start, stop = key.start or 0, key.stop
             if start > MAX_ROWS:
-                raise BadRequest(f"Invalid offset '{start}' provided: it must be at most {MAX_ROWS}.")
+                raise BadRequest(
+                    f"Invalid offset '{start}' provided: it must be at most {MAX_ROWS}."
+                )
             if stop is not None and stop > MAX_ROWS:
                 stop = None
             return self._chain(self.queryset[start:stop])
-        return list(self._chain(self.queryset[key : key + 1]))[0] if key >= 0 else self._fetch()[key]
+        return (
+            list(self._chain(self.queryset[key : key + 1]))[0] if key >= 0 else self._fetch()[key]
+        )
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self._fetch())

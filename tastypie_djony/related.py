@@ -112,7 +112,9 @@ def make_to_one_loader(relation: ToOneRelation, full: bool, nested: Callable | N
         keys = relation.related_keys([obj.pk for obj in objects])
         session_store(relation.target).setdefault(relation.key, {}).update(keys)
         if full:
-            _load_objects(relation.target, {key for key in keys.values() if key is not None}, nested)
+            _load_objects(
+                relation.target, {key for key in keys.values() if key is not None}, nested
+            )
 
     return load
 
@@ -161,7 +163,9 @@ def make_loader(relation: Relation, full: bool, nested: Callable[[list], None] |
         keys = relation.related_keys([obj.pk for obj in objects])
         session_store(relation.target).setdefault(relation.key, {}).update(keys)
         if full:
-            _load_objects(relation.target, {key for values in keys.values() for key in values}, nested)
+            _load_objects(
+                relation.target, {key for values in keys.values() for key in values}, nested
+            )
 
     return load
 

@@ -23,14 +23,14 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 from django.db import router, transaction
 from django.db.models.query import ModelIterable
+from django.http import HttpResponse
 from pony.orm import db_session
 from pony.orm import rollback as pony_rollback
-from django.http import HttpResponse
 from tastypie.bundle import Bundle
 from tastypie.exceptions import BadRequest, InvalidFilterError
-from tastypie.utils.mime import build_content_type
 from tastypie.fields import FileField, ToManyField, ToOneField
 from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass, Resource
+from tastypie.utils.mime import build_content_type
 
 from tastypie_djony.checks import register_resource
 from tastypie_djony.fastpath import Fallback, ListPlan, NotPlannable, render_json
@@ -129,11 +129,16 @@ class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarati
 
     def detail_uri_builder(self) -> Callable[[int], str] | None:
         """``pk -> detail URI`` for integer keys, when URIs are Tastypie's stock ones."""
-        if self._detail_uris is None or type(self).get_resource_uri is not DjonyResource.get_resource_uri:
+        if (
+            self._detail_uris is None
+            or type(self).get_resource_uri is not DjonyResource.get_resource_uri
+        ):
             return None
         return self._detail_uris.builder()
 
-    def get_resource_uri(self, bundle_or_obj: Any = None, url_name: str = "api_dispatch_list") -> str:
+    def get_resource_uri(
+        self, bundle_or_obj: Any = None, url_name: str = "api_dispatch_list"
+    ) -> str:
         """Tastypie's URI; detail URIs of integer keys come from a cached template."""
         if bundle_or_obj is not None and self._detail_uris is not None:
             obj = bundle_or_obj.obj if isinstance(bundle_or_obj, Bundle) else bundle_or_obj
@@ -175,7 +180,9 @@ class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarati
                 # full objects, reverse one-to-ones and to_field keys need a query.
                 if relation is not None and (field.full or not relation.plain_forward):
                     nested = self._nested_loaders(field, depth)
-                    loaders.append(make_to_one_loader(relation, full=bool(field.full), nested=nested))
+                    loaders.append(
+                        make_to_one_loader(relation, full=bool(field.full), nested=nested)
+                    )
         return loaders
 
     def _nested_loaders(self, field: Any, depth: int) -> Callable[[list], None] | None:
@@ -191,7 +198,9 @@ class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarati
     def filter_value_to_python(self, value, field_name, filters, filter_expr, filter_type):
         """Tastypie's parsing; ``?x__in=true`` or a 3-value range is a 400, not a 500."""
         try:
-            value = super().filter_value_to_python(value, field_name, filters, filter_expr, filter_type)
+            value = super().filter_value_to_python(
+                value, field_name, filters, filter_expr, filter_type
+            )
         except TypeError:
             raise InvalidFilterError(
                 f"'{filter_expr}' needs a comma-separated list of values, got {value!r}."

@@ -47,7 +47,12 @@ REFUSED = (
 )
 
 #: What the Django model refuses on save or delete (``Meta.writes = "django"``).
-DJANGO_REFUSED = (django_db.IntegrityError, django_db.DataError, models.ProtectedError, models.RestrictedError)
+DJANGO_REFUSED = (
+    django_db.IntegrityError,
+    django_db.DataError,
+    models.ProtectedError,
+    models.RestrictedError,
+)
 
 WRITES_THROUGH_DJANGO = "django"
 
@@ -102,7 +107,9 @@ class PonyWritesMixin:
         return self.save(bundle)
 
     def create_identifier(self, obj: Any) -> str:
-        model = self._meta.object_class if isinstance(obj, Draft) or hasattr(obj, "_pkval_") else None
+        model = (
+            self._meta.object_class if isinstance(obj, Draft) or hasattr(obj, "_pkval_") else None
+        )
         if model is None:
             return super().create_identifier(obj)
         return f"{model._meta.label_lower}.{obj.pk}"
@@ -152,7 +159,9 @@ class PonyWritesMixin:
                 raise
             raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
         except (ValueError, TypeError) as exc:  # Pony's validation (required attribute, bad value)
-            raise BadRequest(f"Invalid data for {self._meta.object_class._meta.object_name}: {exc}") from None
+            raise BadRequest(
+                f"Invalid data for {self._meta.object_class._meta.object_name}: {exc}"
+            ) from None
 
     def save_m2m(self, bundle: Bundle) -> None:
         if self.writes_through_django(bundle.request):
@@ -203,7 +212,9 @@ class PonyWritesMixin:
             try:
                 bundle.obj = self.obj_get(bundle=bundle, **kwargs)
             except models.ObjectDoesNotExist:
-                raise NotFound("A model instance matching the provided arguments could not be found.")
+                raise NotFound(  # noqa: B904 (Tastypie's own answer, without the chain)
+                    "A model instance matching the provided arguments could not be found."
+                )
         self.authorized_delete_detail(self.get_object_list(bundle.request), bundle)
         self.delete_objects([bundle.obj])
 
