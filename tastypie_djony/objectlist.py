@@ -175,6 +175,13 @@ class DjonyObjectList:
             if not _refused_pattern(exc):
                 raise
             raise BadRequest(f"Invalid regular expression: {exc}".strip()) from None
+        except entity._database_.provider.dbapi_module.ProgrammingError as exc:
+            if not _refused_value_type(exc):
+                raise
+            # e.g. ?name__iexact=true: Tastypie made the value a boolean.
+            raise BadRequest(
+                f"Invalid filter value: its type does not fit the field ({exc.pgerror or exc})".strip()
+            ) from None
         return cursor
 
     def values_rows(self, fields: list[str]) -> list[tuple]:
@@ -227,8 +234,20 @@ class DjonyObjectList:
         return entity._fetch_objects(cursor, offsets, max_fetch_count=None)
 
 
+#: PostgreSQL SQLSTATEs for a value whose type the lookup cannot take
+#: (undefined function or operator, datatype mismatch).
+PG_TYPE_MISMATCH = {"42883", "42804"}
+
 #: MySQL/MariaDB error codes for a regular expression the server cannot compile.
 MYSQL_REGEX_ERRORS = {1139, *range(3684, 3700)}
+
+
+def _refused_value_type(exc: Exception) -> bool:
+    """Whether a ProgrammingError is about the client's value, not the SQL."""
+    if getattr(exc, "pgcode", None) in PG_TYPE_MISMATCH:
+        return True
+    # mysqlclient refuses to quote nan and inf before anything is sent.
+    return str(exc).endswith("can not be used with MySQL")
 
 
 def _refused_pattern(exc: Exception) -> bool:
