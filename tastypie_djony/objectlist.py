@@ -179,8 +179,9 @@ class DjonyObjectList:
             if not _refused_value_type(exc):
                 raise
             # e.g. ?name__iexact=true: Tastypie made the value a boolean.
+            detail = getattr(exc, "pgerror", None) or exc
             raise BadRequest(
-                f"Invalid filter value: its type does not fit the field ({exc.pgerror or exc})".strip()
+                f"Invalid filter value: its type does not fit the field ({detail})"
             ) from None
         return cursor
 

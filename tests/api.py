@@ -86,12 +86,12 @@ def build_api(api_name: str, spelling: str) -> Api:
     base = ModelResource if spelling == "model" else DjonyResource
     to_many = SetField if spelling == "djony2013" else fields.ToManyField
 
-    def meta(model, queryset=None, **options) -> type:
+    def meta(model, **options) -> type:
         """A ``Meta`` naming the data source the way ``spelling`` does."""
-        if queryset is None and spelling == "djony2013":
+        if spelling == "djony2013":
             options["object_model"] = model
         else:
-            options["queryset"] = model.objects.all() if queryset is None else queryset
+            options["queryset"] = model.objects.all()
         return type("Meta", (), options)
 
     # --- the seed article: django.contrib.auth, no authentication ---------
@@ -177,8 +177,18 @@ def build_api(api_name: str, spelling: str) -> Api:
         "publisher": ALL_WITH_RELATIONS,
         "tags": ALL_WITH_RELATIONS,
     }
-    book_ordering = ["id", "title", "price", "pages", "published", "in_print", "rating",
-                     "author", "editor", "tags"]
+    book_ordering = [
+        "id",
+        "title",
+        "price",
+        "pages",
+        "published",
+        "in_print",
+        "rating",
+        "author",
+        "editor",
+        "tags",
+    ]
 
     class BookResource(base):
         author = fields.ToOneField(AuthorResource, "author")
@@ -220,7 +230,10 @@ def build_api(api_name: str, spelling: str) -> Api:
         publisher = fields.ToOneField(PublisherResource, "publisher", null=True, use_in="list")
         tags = to_many(TagResource, "tags", null=True, full=True, full_detail=False)
         detail = fields.ToOneField(
-            BookDetailResource, "detail", null=True, full=True,
+            BookDetailResource,
+            "detail",
+            null=True,
+            full=True,
             full_list=lambda bundle: bundle.request.GET.get("nested") == "1",
             use_in=lambda bundle: bundle.obj.pages % 2 == 0,
         )
@@ -237,13 +250,13 @@ def build_api(api_name: str, spelling: str) -> Api:
 
         author = fields.ToOneField(AuthorResource, "author")
         tags = to_many(TagResource, "tags", null=True)
-        Meta = type("Meta", (), dict(
-            queryset=Book.objects.filter(in_print=True).order_by("-pages"),
-            resource_name="inprint",
-            fields=["id", "title", "pages", "price"],
-            filtering={"title": ALL, "pages": ALL, "author": ALL_WITH_RELATIONS},
-            ordering=["title", "pages"],
-        ))
+
+        class Meta:  # the same in every spelling: object_model cannot say this
+            queryset = Book.objects.filter(in_print=True).order_by("-pages")
+            resource_name = "inprint"
+            fields = ["id", "title", "pages", "price"]
+            filtering = {"title": ALL, "pages": ALL, "author": ALL_WITH_RELATIONS}
+            ordering = ["title", "pages"]
 
     class AllTypesResource(base):
         """Every field type.  ``blob`` is left out: ModelResource renders a
@@ -347,11 +360,26 @@ def build_api(api_name: str, spelling: str) -> Api:
     ]
 
     resources = [
-        PermissionResource, UserResource, CountryResource, TagResource,
-        PublisherResource, AuthorResource, BookResource, BookDetailResource,
-        BookFullResource, BookMixedResource, InPrintResource, AllTypesResource,
-        RestaurantResource, PizzeriaResource, ClubResource, PagedAuthorResource,
-        UnlimitedTagResource, ReadOnlyBookResource, ListOnlyTagResource, *secure,
+        PermissionResource,
+        UserResource,
+        CountryResource,
+        TagResource,
+        PublisherResource,
+        AuthorResource,
+        BookResource,
+        BookDetailResource,
+        BookFullResource,
+        BookMixedResource,
+        InPrintResource,
+        AllTypesResource,
+        RestaurantResource,
+        PizzeriaResource,
+        ClubResource,
+        PagedAuthorResource,
+        UnlimitedTagResource,
+        ReadOnlyBookResource,
+        ListOnlyTagResource,
+        *secure,
     ]
     # AuthorResource names BookResource by dotted path (the two refer to
     # each other); this is where Tastypie looks it up.

@@ -55,8 +55,18 @@ COUNTRIES = [
     ("IS", "Ísland"),
 ]
 
-TAGS = ["sci-fi", "fantasy", "history", "poetry", "crime",
-        "romance", "kids", "essay", "Ünïcode", "100%_real"]
+TAGS = [
+    "sci-fi",
+    "fantasy",
+    "history",
+    "poetry",
+    "crime",
+    "romance",
+    "kids",
+    "essay",
+    "Ünïcode",
+    "100%_real",
+]
 
 # name, email, born, country, country_by_code
 AUTHORS = [
@@ -92,9 +102,24 @@ AUTHORS = [
     ("Ana María", "ana.maria@example.es", datetime.date(1978, 10, 12), "ES", "ES"),
 ]
 
-TITLE_WORDS = ["Dune", "dune", "Ödön", "naïve", "Ça va", "東京", "Straße", "100% pure",
-               "under_score", "Back\\slash", "O'Brien's", "Zoë", "Война и мир", "Ελληνικά",
-               "snake 🐍", "Anna Karenina"]
+TITLE_WORDS = [
+    "Dune",
+    "dune",
+    "Ödön",
+    "naïve",
+    "Ça va",
+    "東京",
+    "Straße",
+    "100% pure",
+    "under_score",
+    "Back\\slash",
+    "O'Brien's",
+    "Zoë",
+    "Война и мир",
+    "Ελληνικά",
+    "snake 🐍",
+    "Anna Karenina",
+]
 
 PUBLISHERS = [
     ("00000000-0000-4000-8000-000000000001", "Penguin"),
@@ -118,7 +143,10 @@ def book_datetime(i: int) -> datetime.datetime:
     if i in EDGE_DATETIMES:
         return EDGE_DATETIMES[i]
     return datetime.datetime(2019, 1, 1, tzinfo=UTC) + datetime.timedelta(
-        days=i * 29, hours=(i * 7) % 24, minutes=(i * 13) % 60, seconds=(i * 17) % 60,
+        days=i * 29,
+        hours=(i * 7) % 24,
+        minutes=(i * 13) % 60,
+        seconds=(i * 17) % 60,
         microseconds=(i * 123457) % 1000000 if i % 4 == 0 else 0,
     )
 
@@ -139,8 +167,11 @@ def create() -> dict[str, object]:
     authors = []
     for n, (name, email, born, country, by_code) in enumerate(AUTHORS, 1):
         author = Author.objects.create(
-            name=name, email=email, born=born,
-            country=countries.get(country), country_by_code=countries.get(by_code),
+            name=name,
+            email=email,
+            born=born,
+            country=countries.get(country),
+            country_by_code=countries.get(by_code),
             mentor=authors[(n * 7) % len(authors)] if n % 3 == 0 and authors else None,
         )
         authors.append(author)
@@ -151,7 +182,9 @@ def create() -> dict[str, object]:
         if n % 5 == 2:
             author.follows.set([authors[0], authors[(n * 3) % 30]])
 
-    publishers = [Publisher.objects.create(uid=uuid.UUID(uid), name=name) for uid, name in PUBLISHERS]
+    publishers = [
+        Publisher.objects.create(uid=uuid.UUID(uid), name=name) for uid, name in PUBLISHERS
+    ]
     for n, publisher in enumerate(publishers, 1):
         ids[f"p{n}"] = publisher.pk
 
@@ -179,7 +212,9 @@ def create() -> dict[str, object]:
     guild = Club.objects.create(name="Writers' Guild")
     for n, author in enumerate(authors):
         if n % 3 == 0:
-            Membership.objects.create(author=author, club=readers, since=datetime.date(2000 + n % 20, 1, 1))
+            Membership.objects.create(
+                author=author, club=readers, since=datetime.date(2000 + n % 20, 1, 1)
+            )
         if n % 4 == 0:
             Membership.objects.create(author=author, club=guild)
     ids["club1"], ids["club2"] = readers.pk, guild.pk
@@ -194,55 +229,196 @@ def create_places(ids: dict) -> None:
     ids["place1"] = Place.objects.create(name="Just a place", address="Nowhere 1").pk
     ids["r1"] = Restaurant.objects.create(name="Trattoria", address="Via Roma 2").pk
     ids["r2"] = Restaurant.objects.create(name="Café Müller", address="", serves_pizza=False).pk
-    ids["r3"] = Pizzeria.objects.create(name="Pizza Nápoli", address="Spaccanapoli", serves_pizza=True, ovens=2).pk
-    ids["r4"] = Pizzeria.objects.create(name="PIZZA 50%", address="Main St", serves_pizza=True, ovens=1).pk
+    ids["r3"] = Pizzeria.objects.create(
+        name="Pizza Nápoli", address="Spaccanapoli", serves_pizza=True, ovens=2
+    ).pk
+    ids["r4"] = Pizzeria.objects.create(
+        name="PIZZA 50%", address="Main St", serves_pizza=True, ovens=1
+    ).pk
     ids["r5"] = Restaurant.objects.create(name="Sushi 東京", address="Ginza", serves_pizza=True).pk
 
 
 ALL_TYPES = [
-    dict(char="Anna", text="Ein längerer Text\nmit Zeilen", slug="anna", email="anna@example.com",
-         url="https://example.com/ü?q=1", file_path="/tmp/a.txt", file="uploads/a.txt", ip="192.168.0.1",
-         integer=-5, big=9223372036854775807, small=32767, positive=2147483647, positive_small=32767,
-         positive_big=9223372036854775807, floating=1.5, amount=Decimal("12345678.1234"),
-         whole=Decimal("9999999999"), flag=True, maybe=True, day=datetime.date(2000, 2, 29),
-         moment=datetime.datetime(2021, 3, 28, 1, 30, 15, 123456, tzinfo=UTC),
-         clock=datetime.time(23, 59, 59, 999999), span=datetime.timedelta(days=1, seconds=3661),
-         uid=uuid.UUID("12345678-1234-5678-1234-567812345678"), blob=b"\x00\x01\xff",
-         data={"a": 1, "b": [1, 2], "ü": None}, code="c1", custom_column=1),
-    dict(char="anna", text="", slug="anna-2", email="ANNA@EXAMPLE.COM", url="http://a.b", file_path="",
-         file="", ip="::1", integer=0, big=-9223372036854775808, small=-32768, positive=0,
-         positive_small=0, positive_big=0, floating=-0.25, amount=Decimal("-0.0001"), whole=Decimal("-1"),
-         flag=False, maybe=False, day=datetime.date(1970, 1, 1),
-         moment=datetime.datetime(1970, 1, 1, 0, 0, tzinfo=UTC), clock=datetime.time(0, 0),
-         span=datetime.timedelta(microseconds=1), uid=uuid.UUID("00000000-0000-0000-0000-000000000000"),
-         blob=b"", data=[1, 2, 3], code="c2", custom_column=-1),
-    dict(char="ÀÉÎÕÜ straße", text="%_\\", slug="a_b", email="x@y.z", url="ftp://ftp.example.org/",
-         file_path="/tmp", file="x/ü.png", ip="2001:db8::ff00:42:8329", integer=7, big=1, small=1,
-         positive=7, positive_small=7, positive_big=7, floating=3.141592653589793,
-         amount=Decimal("0.0000"), whole=Decimal("0"), flag=True, maybe=None,
-         day=datetime.date(2024, 12, 31), moment=datetime.datetime(2024, 12, 31, 23, 59, 59, tzinfo=UTC),
-         clock=datetime.time(12, 30, 15), span=datetime.timedelta(0),
-         uid=uuid.UUID("ffffffff-ffff-ffff-ffff-ffffffffffff"), blob=b"abc", data="just a string",
-         code="c3", custom_column=None),
-    dict(char="100% pure_", text="tab\there", slug="pure", email="", url="", file_path="", file="",
-         ip="10.0.0.1", integer=2147483647, big=None, small=None, positive=None, positive_small=None,
-         positive_big=None, floating=1e-10, amount=Decimal("99999999.9999"), whole=None, flag=False,
-         maybe=True, day=datetime.date(1999, 12, 31),
-         moment=datetime.datetime(2019, 12, 29, 23, 0, tzinfo=UTC), clock=datetime.time(1, 2, 3),
-         span=datetime.timedelta(days=-1, seconds=5), uid=None, blob=None, data=42, code="c4",
-         custom_column=42),
-    dict(char='quote"s', text="«»", slug="q", email="q@q.q", url="https://q.q", file_path="", file="",
-         ip=None, integer=-2147483648, big=0, small=0, positive=1, positive_small=1, positive_big=1,
-         floating=1e300, amount=Decimal("1.5"), whole=Decimal("15"), flag=True, maybe=False,
-         day=datetime.date(2021, 10, 31), moment=datetime.datetime(2021, 10, 31, 0, 30, tzinfo=UTC),
-         clock=datetime.time(2, 30), span=datetime.timedelta(weeks=3), uid=uuid.UUID(int=7),
-         blob=b"\x00", data={"nested": {"k": "v"}}, code="c5", custom_column=5),
-    dict(char="ANNA", text="ANNA", slug="anna-3", email="anna@example.com", url="", file_path="",
-         file="", ip="127.0.0.1", integer=3, big=3, small=3, positive=3, positive_small=3,
-         positive_big=3, floating=0.1, amount=Decimal("0.1"), whole=Decimal("3"), flag=False,
-         maybe=None, day=datetime.date(2022, 1, 3), moment=datetime.datetime(2022, 1, 3, 12, 0, tzinfo=UTC),
-         clock=datetime.time(23, 0), span=datetime.timedelta(hours=5), uid=uuid.UUID(int=3),
-         blob=b"3", data={}, code="c6", custom_column=3),
+    dict(
+        char="Anna",
+        text="Ein längerer Text\nmit Zeilen",
+        slug="anna",
+        email="anna@example.com",
+        url="https://example.com/ü?q=1",
+        file_path="/tmp/a.txt",
+        file="uploads/a.txt",
+        ip="192.168.0.1",
+        integer=-5,
+        big=9223372036854775807,
+        small=32767,
+        positive=2147483647,
+        positive_small=32767,
+        positive_big=9223372036854775807,
+        floating=1.5,
+        amount=Decimal("12345678.1234"),
+        whole=Decimal("9999999999"),
+        flag=True,
+        maybe=True,
+        day=datetime.date(2000, 2, 29),
+        moment=datetime.datetime(2021, 3, 28, 1, 30, 15, 123456, tzinfo=UTC),
+        clock=datetime.time(23, 59, 59, 999999),
+        span=datetime.timedelta(days=1, seconds=3661),
+        uid=uuid.UUID("12345678-1234-5678-1234-567812345678"),
+        blob=b"\x00\x01\xff",
+        data={"a": 1, "b": [1, 2], "ü": None},
+        code="c1",
+        custom_column=1,
+    ),
+    dict(
+        char="anna",
+        text="",
+        slug="anna-2",
+        email="ANNA@EXAMPLE.COM",
+        url="http://a.b",
+        file_path="",
+        file="",
+        ip="::1",
+        integer=0,
+        big=-9223372036854775808,
+        small=-32768,
+        positive=0,
+        positive_small=0,
+        positive_big=0,
+        floating=-0.25,
+        amount=Decimal("-0.0001"),
+        whole=Decimal("-1"),
+        flag=False,
+        maybe=False,
+        day=datetime.date(1970, 1, 1),
+        moment=datetime.datetime(1970, 1, 1, 0, 0, tzinfo=UTC),
+        clock=datetime.time(0, 0),
+        span=datetime.timedelta(microseconds=1),
+        uid=uuid.UUID("00000000-0000-0000-0000-000000000000"),
+        blob=b"",
+        data=[1, 2, 3],
+        code="c2",
+        custom_column=-1,
+    ),
+    dict(
+        char="ÀÉÎÕÜ straße",
+        text="%_\\",
+        slug="a_b",
+        email="x@y.z",
+        url="ftp://ftp.example.org/",
+        file_path="/tmp",
+        file="x/ü.png",
+        ip="2001:db8::ff00:42:8329",
+        integer=7,
+        big=1,
+        small=1,
+        positive=7,
+        positive_small=7,
+        positive_big=7,
+        floating=3.141592653589793,
+        amount=Decimal("0.0000"),
+        whole=Decimal("0"),
+        flag=True,
+        maybe=None,
+        day=datetime.date(2024, 12, 31),
+        moment=datetime.datetime(2024, 12, 31, 23, 59, 59, tzinfo=UTC),
+        clock=datetime.time(12, 30, 15),
+        span=datetime.timedelta(0),
+        uid=uuid.UUID("ffffffff-ffff-ffff-ffff-ffffffffffff"),
+        blob=b"abc",
+        data="just a string",
+        code="c3",
+        custom_column=None,
+    ),
+    dict(
+        char="100% pure_",
+        text="tab\there",
+        slug="pure",
+        email="",
+        url="",
+        file_path="",
+        file="",
+        ip="10.0.0.1",
+        integer=2147483647,
+        big=None,
+        small=None,
+        positive=None,
+        positive_small=None,
+        positive_big=None,
+        floating=1e-10,
+        amount=Decimal("99999999.9999"),
+        whole=None,
+        flag=False,
+        maybe=True,
+        day=datetime.date(1999, 12, 31),
+        moment=datetime.datetime(2019, 12, 29, 23, 0, tzinfo=UTC),
+        clock=datetime.time(1, 2, 3),
+        span=datetime.timedelta(days=-1, seconds=5),
+        uid=None,
+        blob=None,
+        data=42,
+        code="c4",
+        custom_column=42,
+    ),
+    dict(
+        char='quote"s',
+        text="«»",
+        slug="q",
+        email="q@q.q",
+        url="https://q.q",
+        file_path="",
+        file="",
+        ip=None,
+        integer=-2147483648,
+        big=0,
+        small=0,
+        positive=1,
+        positive_small=1,
+        positive_big=1,
+        floating=1e300,
+        amount=Decimal("1.5"),
+        whole=Decimal("15"),
+        flag=True,
+        maybe=False,
+        day=datetime.date(2021, 10, 31),
+        moment=datetime.datetime(2021, 10, 31, 0, 30, tzinfo=UTC),
+        clock=datetime.time(2, 30),
+        span=datetime.timedelta(weeks=3),
+        uid=uuid.UUID(int=7),
+        blob=b"\x00",
+        data={"nested": {"k": "v"}},
+        code="c5",
+        custom_column=5,
+    ),
+    dict(
+        char="ANNA",
+        text="ANNA",
+        slug="anna-3",
+        email="anna@example.com",
+        url="",
+        file_path="",
+        file="",
+        ip="127.0.0.1",
+        integer=3,
+        big=3,
+        small=3,
+        positive=3,
+        positive_small=3,
+        positive_big=3,
+        floating=0.1,
+        amount=Decimal("0.1"),
+        whole=Decimal("3"),
+        flag=False,
+        maybe=None,
+        day=datetime.date(2022, 1, 3),
+        moment=datetime.datetime(2022, 1, 3, 12, 0, tzinfo=UTC),
+        clock=datetime.time(23, 0),
+        span=datetime.timedelta(hours=5),
+        uid=uuid.UUID(int=3),
+        blob=b"3",
+        data={},
+        code="c6",
+        custom_column=3,
+    ),
 ]
 
 
@@ -263,12 +439,15 @@ def create_users(ids: dict) -> None:
         content_type = ContentType.objects.create(app_label="zz_extra", model=f"thing{n:02d}")
         for action in ("add", "change", "delete", "view"):
             Permission.objects.create(
-                content_type=content_type, codename=f"{action}_thing{n:02d}",
+                content_type=content_type,
+                codename=f"{action}_thing{n:02d}",
                 name=f"Can {action} thing №{n}",
             )
     permissions = list(Permission.objects.order_by("pk"))
     assert len(permissions) >= SEED_USER_PERMISSIONS, len(permissions)
-    book_perms = list(Permission.objects.filter(content_type__app_label="testapp", content_type__model="book"))
+    book_perms = list(
+        Permission.objects.filter(content_type__app_label="testapp", content_type__model="book")
+    )
 
     password = make_password(PASSWORD, salt="fixedsalt")
     names = ["admin", "editor", "seva", "apiuser", "basicuser", "noperm", "inactive", "sessionuser"]
@@ -284,7 +463,8 @@ def create_users(ids: dict) -> None:
             is_staff=n in (1, 2, 3),
             is_superuser=n == 1,
             is_active=n != 7,
-            date_joined=datetime.datetime(2012, 1, 1, tzinfo=UTC) + datetime.timedelta(days=n * 3, hours=n),
+            date_joined=datetime.datetime(2012, 1, 1, tzinfo=UTC)
+            + datetime.timedelta(days=n * 3, hours=n),
             last_login=None if n % 2 else datetime.datetime(2013, 5, n % 28 + 1, 8, n, tzinfo=UTC),
         )
         ids[f"u{n}"] = user.pk

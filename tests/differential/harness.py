@@ -46,7 +46,11 @@ class Case:
     headers: tuple[tuple[str, str], ...] = ()
     client: str = "anonymous"  # or "session": logged in as ``sessionuser``
     modelresource_500: str = ""  # why ModelResource answers 500, if it does
-    backends: tuple[str, ...] = ("sqlite", "postgresql", "mysql")  # where it does (connection.vendor)
+    backends: tuple[str, ...] = (
+        "sqlite",
+        "postgresql",
+        "mysql",
+    )  # where it does (connection.vendor)
     volatile: str = ""  # a regex for what differs between any two requests, e.g. a default of now()
 
     def __str__(self) -> str:
@@ -96,7 +100,10 @@ class Answer:
         if volatile:
             exact = re.sub(volatile.encode(), b"<volatile>", exact)
         body = exact
-        if response.get("Content-Type", "").startswith("application/x-plist") and response.status_code == 200:
+        if (
+            response.get("Content-Type", "").startswith("application/x-plist")
+            and response.status_code == 200
+        ):
             body = _replace_strings(biplist.readPlistFromString(content), prefix)
         return cls(response.status_code, headers, body, exact)
 
@@ -154,8 +161,12 @@ class Differential:
                 f"marked as a ModelResource 500 ({case.modelresource_500}) but v2 answered "
                 f"{expected.status}: remove the marker\n{_show(expected.body)}"
             )
-            assert got.status == 400, f"v2 answers 500; {api} must answer 400, got {got.status}\n{_show(got.body)}"
-            assert json.loads(got.body).get("error"), f"{api} 400 without an error message: {got.body!r}"
+            assert got.status == 400, (
+                f"v2 answers 500; {api} must answer 400, got {got.status}\n{_show(got.body)}"
+            )
+            assert json.loads(got.body).get("error"), (
+                f"{api} 400 without an error message: {got.body!r}"
+            )
             return
         assert expected.status != 500, (
             "ModelResource answers 500: mark the case with modelresource_500 (DjonyResource "
@@ -165,9 +176,13 @@ class Differential:
             f"status {got.status}, ModelResource: {expected.status}\n"
             f"{api}: {_show(got.body)}\nv2: {_show(expected.body)}"
         )
-        assert got.headers == expected.headers, f"headers {got.headers}, ModelResource: {expected.headers}"
+        assert got.headers == expected.headers, (
+            f"headers {got.headers}, ModelResource: {expected.headers}"
+        )
         if got.body != expected.body:
-            raise AssertionError(f"body differs from ModelResource's:\n{_diff(expected.body, got.body)}")
+            raise AssertionError(
+                f"body differs from ModelResource's:\n{_diff(expected.body, got.body)}"
+            )
         if len(api) == len(REFERENCE):
             assert got.exact == expected.exact, "same data as ModelResource's, other bytes"
 
@@ -188,7 +203,11 @@ def _lines(body) -> list[str]:
 
 
 def _diff(expected, got, limit: int = 60) -> str:
-    lines = list(difflib.unified_diff(_lines(expected), _lines(got), "v2 (ModelResource)", "v3", n=2, lineterm=""))
+    lines = list(
+        difflib.unified_diff(
+            _lines(expected), _lines(got), "v2 (ModelResource)", "v3", n=2, lineterm=""
+        )
+    )
     if not lines:  # same when pretty-printed: key order, spacing or escaping differs
         return f"v2: {_show(expected)}\nv3: {_show(got)}"
     return "\n".join(lines[:limit]) + ("\n..." if len(lines) > limit else "")

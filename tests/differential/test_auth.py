@@ -42,7 +42,10 @@ BASIC = [
     Case("secure/basic/", headers=basic("nosuchuser")),
     Case("secure/basic/", headers=basic("inactive")),
     Case("secure/basic/", headers=(("Authorization", "Basic !!!"),)),
-    Case("secure/basic/", headers=(("Authorization", "Basic " + base64.b64encode(b"nocolon").decode()),)),
+    Case(
+        "secure/basic/",
+        headers=(("Authorization", "Basic " + base64.b64encode(b"nocolon").decode()),),
+    ),
     Case("secure/basic/", headers=(("Authorization", "Bearer x"),)),
     Case("secure/basic/", headers=apikey("apiuser")),
 ]

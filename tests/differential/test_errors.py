@@ -99,7 +99,11 @@ KNOWN_MODELRESOURCE_500 = [
     Case("book/?title__range=A,B,C", modelresource_500="a three-value range"),
     Case("book/?title__regex=(", modelresource_500="an invalid regular expression"),
     Case("book/?title__iregex=[", modelresource_500="an invalid regular expression"),
-    Case("author/?name__iexact=true", modelresource_500="'true' becomes True: UPPER(boolean)", backends=(P,)),
+    Case(
+        "author/?name__iexact=true",
+        modelresource_500="'true' becomes True: UPPER(boolean)",
+        backends=(P,),
+    ),
     Case("book/?title__in=true", modelresource_500="__in with 'true': len(True)"),
     Case("book/?title__in=none", modelresource_500="__in with 'none': len(None)"),
     Case("book/?title__range=none", modelresource_500="__range with 'none': len(None)"),
@@ -108,29 +112,72 @@ KNOWN_MODELRESOURCE_500 = [
     Case("book/set/abc/", modelresource_500="set/ with an id of the wrong type"),
     Case("book/?order_by=author__nonexistent", modelresource_500="order_by on an unknown path"),
     Case("book/?order_by=title__nonexistent", modelresource_500="order_by on an unknown path"),
-    Case("book/?order_by=tags__nonexistent&order_by=title", modelresource_500="order_by on an unknown path"),
+    Case(
+        "book/?order_by=tags__nonexistent&order_by=title",
+        modelresource_500="order_by on an unknown path",
+    ),
     Case("book/?title__contains=%00", modelresource_500="a NUL byte", backends=(P,)),
     Case("book/?title=%00", modelresource_500="a NUL byte", backends=(P,)),
     Case("author/?name__startswith=a%00", modelresource_500="a NUL byte", backends=(P,)),
     Case("book/?offset=99999999999999999999", modelresource_500="an offset beyond 64 bits"),
-    Case("book/?tags__books__title=Dune 01",
-         modelresource_500="TagResource's filtering names 'books', not a field of it"),
-    Case("auth/user/?user_permissions__content_type=1",
-         modelresource_500="PermissionResource's filtering names 'content_type', not a field of it"),
-    Case("auth/user/?user_permissions__group__name=x",
-         modelresource_500="PermissionResource's filtering names 'group', not a field of it"),
+    Case(
+        "book/?tags__books__title=Dune 01",
+        modelresource_500="TagResource's filtering names 'books', not a field of it",
+    ),
+    Case(
+        "auth/user/?user_permissions__content_type=1",
+        modelresource_500="PermissionResource's filtering names 'content_type', not a field of it",
+    ),
+    Case(
+        "auth/user/?user_permissions__group__name=x",
+        modelresource_500="PermissionResource's filtering names 'group', not a field of it",
+    ),
     Case("book/?id__range=1", modelresource_500="a one-value range"),
     Case("alltypes/?moment__range=2020-01-01", modelresource_500="a one-value range"),
-    Case('alltypes/?data__contains={"a":1}', modelresource_500="JSON contains: unsupported", backends=(S,)),
+    Case(
+        'alltypes/?data__contains={"a":1}',
+        modelresource_500="JSON contains: unsupported",
+        backends=(S,),
+    ),
     Case("alltypes/?span=bogus", modelresource_500="a Duration that does not parse"),
-    Case("alltypes/?ip=notanip", modelresource_500="not an IP address: inet refuses it", backends=(P,)),
-    *[Case(f"alltypes/?ip__{term}", modelresource_500="not an IP address: inet refuses it", backends=(P,))
-      for term in ("gt=192.1", "lt=192.1", "range=192.1,192.168.0.1")],
-    Case("alltypes/?floating=nan", modelresource_500="MySQLdb: nan can not be used with MySQL", backends=(M,)),
-    Case("alltypes/?floating=inf", modelresource_500="MySQLdb: inf can not be used with MySQL", backends=(M,)),
-    *[Case(f"alltypes/?span{lookup}", backends=(S, M),
-           modelresource_500="a Duration given as text: without a native interval type Django expects a timedelta")
-      for lookup in ("=1 day, 1:01:01", "=P1DT1H1M1S", "=0:00:00.000001", "__gt=0", "__lt=0", "__gte=1 00:00:00")],
+    Case(
+        "alltypes/?ip=notanip",
+        modelresource_500="not an IP address: inet refuses it",
+        backends=(P,),
+    ),
+    *[
+        Case(
+            f"alltypes/?ip__{term}",
+            modelresource_500="not an IP address: inet refuses it",
+            backends=(P,),
+        )
+        for term in ("gt=192.1", "lt=192.1", "range=192.1,192.168.0.1")
+    ],
+    Case(
+        "alltypes/?floating=nan",
+        modelresource_500="MySQLdb: nan can not be used with MySQL",
+        backends=(M,),
+    ),
+    Case(
+        "alltypes/?floating=inf",
+        modelresource_500="MySQLdb: inf can not be used with MySQL",
+        backends=(M,),
+    ),
+    *[
+        Case(
+            f"alltypes/?span{lookup}",
+            backends=(S, M),
+            modelresource_500="a Duration as text: with no interval type Django needs a timedelta",
+        )
+        for lookup in (
+            "=1 day, 1:01:01",
+            "=P1DT1H1M1S",
+            "=0:00:00.000001",
+            "__gt=0",
+            "__lt=0",
+            "__gte=1 00:00:00",
+        )
+    ],
 ]
 
 CASES = BAD_FILTERS + BAD_VALUES + METHODS + KNOWN_MODELRESOURCE_500

@@ -9,10 +9,22 @@ from tests.differential.test_errors import KNOWN_MODELRESOURCE_500
 pytestmark = pytest.mark.django_db
 
 TEXT_TERMS = {
-    "exact": "{v}", "iexact": "{V}", "contains": "{mid}", "icontains": "{MID}",
-    "startswith": "{head}", "istartswith": "{HEAD}", "endswith": "{tail}", "iendswith": "{TAIL}",
-    "gt": "{head}", "gte": "{v}", "lt": "{head}", "lte": "{v}", "range": "{head},{v}",
-    "in": "{v},{other}", "regex": "^{head}", "iregex": "^{HEAD}",
+    "exact": "{v}",
+    "iexact": "{V}",
+    "contains": "{mid}",
+    "icontains": "{MID}",
+    "startswith": "{head}",
+    "istartswith": "{HEAD}",
+    "endswith": "{tail}",
+    "iendswith": "{TAIL}",
+    "gt": "{head}",
+    "gte": "{v}",
+    "lt": "{head}",
+    "lte": "{v}",
+    "range": "{head},{v}",
+    "in": "{v},{other}",
+    "regex": "^{head}",
+    "iregex": "^{HEAD}",
 }
 
 
@@ -20,11 +32,20 @@ def text_cases(resource: str, field: str, value: str, other: str) -> list[Case]:
     """Every string lookup on ``field``, with probes cut from ``value``."""
     size = max(1, len(value) // 2)
     probes = dict(
-        v=value, V=value.swapcase(), other=other, head=value[:size], HEAD=value[:size].swapcase(),
-        tail=value[-size:], TAIL=value[-size:].swapcase(), mid=value[1:-1] or value,
+        v=value,
+        V=value.swapcase(),
+        other=other,
+        head=value[:size],
+        HEAD=value[:size].swapcase(),
+        tail=value[-size:],
+        TAIL=value[-size:].swapcase(),
+        mid=value[1:-1] or value,
         MID=(value[1:-1] or value).swapcase(),
     )
-    cases = [Case(f"{resource}/?{field}__{term}={pattern.format(**probes)}") for term, pattern in TEXT_TERMS.items()]
+    cases = [
+        Case(f"{resource}/?{field}__{term}={pattern.format(**probes)}")
+        for term, pattern in TEXT_TERMS.items()
+    ]
     cases += [Case(f"{resource}/?{field}__isnull=true"), Case(f"{resource}/?{field}__isnull=false")]
     return cases
 
@@ -45,8 +66,16 @@ def number_cases(resource: str, field: str, value: str, low: str, high: str) -> 
     return cases
 
 
-DATE_PARTS = {"year": "2021", "month": "3", "day": "28", "week_day": "1", "iso_week_day": "7",
-              "quarter": "4", "week": "53", "iso_year": "2020"}
+DATE_PARTS = {
+    "year": "2021",
+    "month": "3",
+    "day": "28",
+    "week_day": "1",
+    "iso_week_day": "7",
+    "quarter": "4",
+    "week": "53",
+    "iso_year": "2020",
+}
 TIME_PARTS = {"hour": "0", "minute": "30", "second": "59"}
 
 
@@ -145,7 +174,9 @@ ALLTYPES = [
     Case("alltypes/?uid__icontains=FFFF"),
     Case("alltypes/?uid__startswith=0000"),
     Case("alltypes/?uid__endswith=07"),
-    Case("alltypes/?uid__in=00000000-0000-0000-0000-000000000003,00000000-0000-0000-0000-000000000007"),
+    Case(
+        "alltypes/?uid__in=00000000-0000-0000-0000-000000000003,00000000-0000-0000-0000-000000000007"
+    ),
     Case("alltypes/?uid__isnull=true"),
     Case("alltypes/?data__isnull=true"),
     Case("alltypes/?data__isnull=false"),
@@ -423,8 +454,11 @@ SEED = [
 ]
 
 # A case on which ModelResource answers 500 somewhere is checked there.
-CASES = [case for case in ALLTYPES + BOOKS + RELATIONS + NAMES + VALUES + SEED
-         if case.url not in {known.url for known in KNOWN_MODELRESOURCE_500}]
+CASES = [
+    case
+    for case in ALLTYPES + BOOKS + RELATIONS + NAMES + VALUES + SEED
+    if case.url not in {known.url for known in KNOWN_MODELRESOURCE_500}
+]
 
 
 @pytest.mark.parametrize("api", TARGETS)

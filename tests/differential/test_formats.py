@@ -10,9 +10,20 @@ pytestmark = pytest.mark.django_db
 FORMATS = ["json", "xml", "yaml", "plist"]
 
 TARGET_URLS = [
-    "book/", "book/<b1>/", "book/set/<b1>;0;<b2>/", "book/?order_by=nonexistent", "book/0/",
-    "book/?limit=3&title__startswith=Ödön", "tag/", "alltypes/", "alltypes/<x1>/", "alltypes/<x7>/",
-    "bookfull/<b2>/", "author/?limit=3", "auth/user/<u3>/", "restaurant/",
+    "book/",
+    "book/<b1>/",
+    "book/set/<b1>;0;<b2>/",
+    "book/?order_by=nonexistent",
+    "book/0/",
+    "book/?limit=3&title__startswith=Ödön",
+    "tag/",
+    "alltypes/",
+    "alltypes/<x1>/",
+    "alltypes/<x7>/",
+    "bookfull/<b2>/",
+    "author/?limit=3",
+    "auth/user/<u3>/",
+    "restaurant/",
 ]
 
 BY_PARAMETER = [
