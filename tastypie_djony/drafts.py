@@ -17,7 +17,13 @@ from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
-from django.db.models.expressions import DatabaseDefault
+
+try:  # Django 5.0+
+    from django.db.models.expressions import DatabaseDefault
+except ImportError:  # Django 4.2 has no db_default
+
+    class DatabaseDefault:  # type: ignore[no-redef]
+        """Stands in for Django 5's marker of a value left to the database."""
 
 from djony.registry import entity_for
 

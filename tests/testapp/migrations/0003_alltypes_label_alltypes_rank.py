@@ -2,22 +2,23 @@
 
 from django.db import migrations, models
 
+from tests.testapp.models import database_default
+
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('testapp', '0002_chapter_loan'),
+        ("testapp", "0002_chapter_loan"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='alltypes',
-            name='label',
-            field=models.CharField(db_default='unset', max_length=20),
+            model_name="alltypes",
+            name="label",
+            field=models.CharField(max_length=20, **database_default("unset")),
         ),
         migrations.AddField(
-            model_name='alltypes',
-            name='rank',
-            field=models.IntegerField(db_default=7),
+            model_name="alltypes",
+            name="rank",
+            field=models.IntegerField(**database_default(7)),
         ),
     ]
