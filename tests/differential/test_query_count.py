@@ -13,7 +13,7 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from tests.differential.harness import REFERENCE, TARGETS, Case
-from tests.testapp.models import Author, Book, Tag
+from tests.testapp.models import Author, Book, BookDetail, Publisher, Tag
 
 pytestmark = pytest.mark.django_db
 
@@ -23,16 +23,22 @@ LARGE = {"book": 500, "bookfull": 60}  # ModelResource needs ~10 queries per ful
 
 @pytest.fixture(scope="module")
 def many_books(differential):
-    """500 more books (580 in all), for this module only."""
+    """500 more books (580 in all), for this module only.
+
+    Their titles sort first, so a page of 10 and a page of 500 hold the same
+    kinds of related rows: authors, editors, publishers, tags, details.
+    """
     with transaction.atomic():
         authors = list(Author.objects.order_by("pk")[:5])
+        publishers = list(Publisher.objects.order_by("name"))
         tags = list(Tag.objects.order_by("pk"))
         published = datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
         books = Book.objects.bulk_create(
             Book(
-                title=f"Extra {n:03d}",
+                title=f"000 Extra {n:03d}",
                 author=authors[n % 5],
                 editor=authors[(n + 1) % 5] if n % 2 else None,
+                publisher=publishers[n % 3] if n % 4 else None,
                 pages=n,
                 published=published + datetime.timedelta(hours=n),
             )
@@ -42,6 +48,9 @@ def many_books(differential):
             Book.tags.through(book_id=book.pk, tag_id=tags[(n + k) % len(tags)].pk)
             for n, book in enumerate(books)
             for k in range(n % 3)
+        )
+        BookDetail.objects.bulk_create(
+            BookDetail(book=book, summary=f"Extra {n}") for n, book in enumerate(books) if n % 3
         )
         yield
         transaction.set_rollback(True)

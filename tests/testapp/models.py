@@ -3,7 +3,6 @@
 import uuid
 
 import django
-
 from django.db import models
 from django.utils import timezone
 
