@@ -25,6 +25,7 @@ except ImportError:  # Django 4.2 has no db_default
     class DatabaseDefault:  # type: ignore[no-redef]
         """Stands in for Django 5's marker of a value left to the database."""
 
+
 from djony.registry import entity_for
 
 

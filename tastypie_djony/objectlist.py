@@ -157,7 +157,7 @@ class DjonyObjectList:
             # A lookup that only checks its value when compiled (isnull=maybe,
             # a one-value range, a duration given as text) or that this database
             # lacks (JSON contains on SQLite): the request, not the code, is wrong.
-            raise BadRequest(f"Invalid filter: {exc}".strip()) from None
+            raise BadRequest(f"Invalid filter: {_first_line(exc)}") from None
 
     def _execute(self, sql: str, params: Any) -> Any:
         entity = self.entity
@@ -166,15 +166,15 @@ class DjonyObjectList:
         cursor = connection.cursor()
         try:
             cursor.execute(sql, params)
-        except (DataError, ValueError) as exc:
+        except (DataError, ValueError, OverflowError) as exc:
             # Invalid input the database refused (bad regex, NUL byte, out of range).
-            raise BadRequest(f"Invalid filter value: {exc}".strip()) from None
+            raise BadRequest(f"Invalid filter value: {_first_line(exc)}") from None
         except entity._database_.provider.dbapi_module.DataError as exc:
-            raise BadRequest(f"Invalid filter value: {exc}".strip()) from None
+            raise BadRequest(f"Invalid filter value: {_first_line(exc)}") from None
         except entity._database_.provider.dbapi_module.OperationalError as exc:
             if not _refused_pattern(exc):
                 raise
-            raise BadRequest(f"Invalid regular expression: {exc}".strip()) from None
+            raise BadRequest(f"Invalid regular expression: {_first_line(exc)}") from None
         except entity._database_.provider.dbapi_module.ProgrammingError as exc:
             if not _refused_value_type(exc):
                 raise
@@ -199,7 +199,7 @@ class DjonyObjectList:
         except FieldError as exc:
             raise BadRequest(str(exc)) from None
         except COMPILE_ERRORS as exc:
-            raise BadRequest(f"Invalid filter: {exc}".strip()) from None
+            raise BadRequest(f"Invalid filter: {_first_line(exc)}") from None
         rows = self._execute(sql, params).fetchall()
         converters = compiler.get_converters([s[0] for s in compiler.select[: compiler.col_count]])
         if converters:
@@ -241,6 +241,12 @@ PG_TYPE_MISMATCH = {"42883", "42804"}
 
 #: MySQL/MariaDB error codes for a regular expression the server cannot compile.
 MYSQL_REGEX_ERRORS = {1139, *range(3684, 3700)}
+
+
+def _first_line(exc: Exception) -> str:
+    """The database's reason without the SQL it quotes (no table names in answers)."""
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
 
 
 def _refused_value_type(exc: Exception) -> bool:

@@ -23,6 +23,7 @@ import tempfile
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from django.apps import apps
 from django.db import connection, transaction
 from django.test import Client
 
@@ -200,6 +201,17 @@ VALUES: list[tuple[str, str]] = [
 TEXTS: list[tuple[str, str]] = [(name, text) for group in GROUPS.values() for name, text in group]
 
 
+# --- tables ------------------------------------------------------------------
+#: Every table a request could touch: the test app's and django.contrib.auth's.
+TABLES = [
+    m
+    for m in apps.get_models(include_auto_created=True)
+    if m._meta.managed and not m._meta.proxy and m._meta.app_label in ("testapp", "auth")
+]
+#: The tables of the write API (tests.write_api).
+WRITE_TABLES = [m for m in TABLES if m._meta.app_label == "testapp"]
+
+
 # --- the rule ------------------------------------------------------------------
 def status_problem(v2: int, v3: int) -> str | None:
     """What is wrong with v3 answering ``v3`` where v2 answered ``v2`` (``None``: fine)."""
@@ -221,23 +233,35 @@ def api_client(**defaults) -> Client:
 
 
 def in_savepoint(call):
-    """Run ``call()`` in a savepoint that is rolled back (the data set stays as it is)."""
-    savepoint = transaction.savepoint()
-    try:
-        return call()
-    finally:
-        transaction.savepoint_rollback(savepoint)
+    """Run ``call()`` in a savepoint that is rolled back (the data set stays as it is).
+
+    An atomic block rather than a bare savepoint: ModelResource's failed
+    ``save()`` marks the enclosing atomic block for rollback, which only
+    leaving an atomic block clears.
+    """
+    with transaction.atomic():
+        result = call()
+        transaction.set_rollback(True)
+    return result
 
 
 def error_of(response) -> str:
+    """The error message of a 4xx (JSON's ``error`` key; in other formats, the body)."""
     try:
         return json.loads(response.content).get("error") or ""
     except (ValueError, AttributeError, UnicodeDecodeError):
-        return ""
+        content = response.content
+        return content.decode("utf-8", "replace") if b"error" in content else ""
 
 
 def row_counts(models) -> dict[str, int]:
-    return {m._meta.db_table: m._base_manager.count() for m in models}
+    """``{table: number of rows}`` for ``models``, in one query."""
+    tables = [m._meta.db_table for m in models]
+    qn = connection.ops.quote_name
+    sql = "SELECT " + ", ".join(f"(SELECT COUNT(*) FROM {qn(t)})" for t in tables)
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        return dict(zip(tables, cursor.fetchone(), strict=True))
 
 
 @dataclass
@@ -249,8 +273,8 @@ class Mismatch:
     body: bytes = b""
 
     def __str__(self) -> str:
-        body = self.body[:300].decode("utf-8", "replace")
-        return f"{self.request}: {self.problem}\n    v3 body: {body}"
+        body = ascii(self.body[:300].decode("utf-8", "replace"))
+        return f"{ascii(self.request)}: {self.problem}\n    v3 body: {body}"
 
 
 def vendor() -> str:

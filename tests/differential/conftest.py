@@ -2,8 +2,10 @@
 
 The data set is written once for the whole package, inside a transaction
 that is rolled back when the package is done, so the tests of other packages
-never see it (and the DB stays as pytest-django created it).  Every test here
-only reads; none needs a transaction of its own.
+never see it (and the DB stays as pytest-django created it).  The tests are
+marked ``django_db`` only so that pytest-django creates the database; they
+only read, and each request runs in a savepoint of its own (see
+:meth:`~tests.differential.harness.Differential.get`).
 """
 
 import pytest
