@@ -89,14 +89,16 @@ class Rule:
             objects = list(entity.select(**{self.field.attname: key}))
         return [o for o in objects if o._status_ not in del_statuses]
 
+    def value(self) -> Any:
+        """What Django's SET_DEFAULT / ``SET(...)`` computes (calling a callable once)."""
+        if self.on_delete is models.SET_DEFAULT:
+            return self.field.get_default()
+        value = self.on_delete.deconstruct()[1][0]
+        return value() if callable(value) else value
+
     def replacement(self, obj: Any) -> Any:
         """The value SET_DEFAULT / ``SET(...)`` puts in the referencing rows."""
-        if self.on_delete is models.SET_DEFAULT:
-            value = self.field.get_default()
-        else:
-            value = self.on_delete.deconstruct()[1][0]
-            if callable(value):
-                value = value()
+        value = self.value()
         if isinstance(value, models.Model):
             value = getattr(value, self.field.target_field.attname)
         if self.reverse is None or value is None:
@@ -114,14 +116,25 @@ class Rule:
             return
         if self.reverse is not None and rule in HANDLED_BY_PONY:
             return
-        for related in self.related(obj):
-            if rule is models.CASCADE:
+        related_objects = self.related(obj)
+        if rule is models.CASCADE:
+            for related in related_objects:
                 related._delete_(undo_funcs)
-            elif rule is models.SET_NULL:
+        elif rule is models.SET_NULL:
+            for related in related_objects:
                 setattr(related, self.field.attname, None)
-            else:
-                name = self.field.name if self.reverse is not None else self.field.attname
-                setattr(related, name, self.replacement(obj))
+        elif related_objects:
+            # Django computes the value once for the referencing rows.
+            value = self.replacement(obj)
+            name = self.field.name if self.reverse is not None else self.field.attname
+            for related in related_objects:
+                setattr(related, name, value)
+        elif getattr(rule, "lazy_sub_objs", False):
+            # Django 4.2 marks SET(callable) and SET_DEFAULT ``lazy_sub_objs``, so
+            # its Collector computes the value even when no row refers to ``obj``
+            # (a callable may create a row); later versions skip it.  Do what
+            # the running Django does.
+            self.value()
 
 
 def _forget_references(obj: Any, reverse: str) -> None:

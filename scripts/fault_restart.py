@@ -72,24 +72,38 @@ def pg_version() -> str:
 
 
 def restart_postgresql() -> None:
-    _quiet("pg_ctlcluster", "--skip-systemctl-redirect", pg_version(), "main", "restart", timeout=90)
+    _quiet(
+        "pg_ctlcluster", "--skip-systemctl-redirect", pg_version(), "main", "restart", timeout=90
+    )
 
 
 def start_postgresql() -> None:
     _quiet("pg_ctlcluster", "--skip-systemctl-redirect", pg_version(), "main", "start", timeout=90)
 
 
+MARIADBD = "/usr/sbin/mariadbd"
+
+
+def mariadbd_running() -> bool:
+    """Whether a mariadbd process exists (it outlives its last answered ping)."""
+    return _quiet("start-stop-daemon", "--status", "--exec", MARIADBD, timeout=5) == 0
+
+
 def restart_mysql() -> None:
     _quiet("mysqladmin", "-h127.0.0.1", "-uroot", "shutdown", timeout=60)
-    loadkit.wait_until(lambda: not mysql_up(), 30)
+    # start-stop-daemon --oknodo does nothing while the old process still exits.
+    loadkit.wait_until(lambda: not mariadbd_running(), 60, 0.1)
     start_mysql()
 
 
 def start_mysql() -> None:
-    _quiet(
-        "start-stop-daemon", "--start", "--oknodo", "--background",
-        "--exec", "/usr/sbin/mariadbd", timeout=30,
-    )  # fmt: skip
+    for _ in range(3):
+        _quiet(
+            "start-stop-daemon", "--start", "--oknodo", "--background",
+            "--exec", MARIADBD, timeout=30,
+        )  # fmt: skip
+        if loadkit.wait_until(mysql_up, 30, 0.1):
+            return
 
 
 SERVERS = {
@@ -164,8 +178,10 @@ def run_backend(backend: str, args) -> dict:
             events["kills"].append(now())
             os.kill(victim, signal.SIGKILL)
             loadkit.wait_until(
-                lambda v=victim: v not in loadkit.worker_pids(master)
-                and len(loadkit.worker_pids(master)) == args.workers,
+                lambda v=victim: (
+                    v not in loadkit.worker_pids(master)
+                    and len(loadkit.worker_pids(master)) == args.workers
+                ),
                 30,
                 0.1,
             )
@@ -205,11 +221,16 @@ def analyse(load: loadkit.Load, events: dict, args) -> dict:
     def in_kill(o) -> bool:
         return any(k <= o.t + o.seconds and o.t <= k + kill_window for k in kills)
 
-    outage = [o for o in failures if in_outage(o)]
-    killed = [o for o in failures if not in_outage(o) and in_kill(o)]
+    killed = [o for o in failures if in_kill(o)]
+    outage = [o for o in failures if in_outage(o) and not in_kill(o)]
     elsewhere = [o for o in failures if not in_outage(o) and not in_kill(o)]
     last_end = max((o.t + o.seconds for o in outage), default=ready)
-    after_recovery = [o for o in load.outcomes if last_end < o.t < (kills[0] if kills else 1e9)]
+    first_start = min((o.t for o in outage), default=ready)
+    after_recovery = [
+        o
+        for o in load.outcomes
+        if last_end < o.t and o.t + o.seconds < (kills[0] if kills else 1e9)
+    ]
 
     def statuses(outcomes) -> dict:
         counts: dict[str, int] = {}
@@ -237,6 +258,7 @@ def analyse(load: loadkit.Load, events: dict, args) -> dict:
             [o for o in outage if not (isinstance(o.status, int) and o.status >= 500)]
         ),
         "recovery_after_database_ready_s": round(max(0.0, last_end - ready), 2),
+        "error_window_s": round(max(0.0, last_end - first_start), 2),
         "requests_between_recovery_and_first_kill": len(after_recovery),
         "recovered": bool(after_recovery)
         and all(o.status in loadkit.EXPECTED[o.op] for o in after_recovery),

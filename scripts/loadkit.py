@@ -387,7 +387,8 @@ class Load:
         if status == 201:
             got = {int(u.rstrip("/").rsplit("/", 1)[1]) for u in answer["user_permissions"]}
             if answer.get("username") != name or got != perms:
-                problem = f"created {name!r} with {sorted(perms)}, answer {answer.get('username')!r} {sorted(got)}"
+                answered = answer.get("username")
+                problem = f"created {name!r} {sorted(perms)}, answer {answered!r} {sorted(got)}"
             else:
                 mine.append(answer["id"])
                 with self.lock:
@@ -483,9 +484,7 @@ def check_invariants(seed: dict, load: Load | None, strict: bool) -> list[str]:
     connection.close()  # a fresh connection (the server may have restarted)
     problems = []
     through = User.user_permissions.through
-    load_users = {
-        u.pk: u.username for u in User.objects.filter(username__startswith=LOAD_PREFIX)
-    }
+    load_users = {u.pk: u.username for u in User.objects.filter(username__startswith=LOAD_PREFIX)}
     perms: dict[int, set[int]] = {pk: set() for pk in load_users}
     for user_id, perm_id in through.objects.filter(user_id__in=list(load_users)).values_list(
         "user_id", "permission_id"
@@ -516,7 +515,9 @@ def check_invariants(seed: dict, load: Load | None, strict: bool) -> list[str]:
             if load_users.get(pk) != name:
                 problems.append(f"user {pk} {name!r} answered 201 but is not there")
             elif perms[pk] != set(sent):
-                problems.append(f"user {name}: permissions {sorted(perms[pk])}, sent {sorted(sent)}")
+                problems.append(
+                    f"user {name}: permissions {sorted(perms[pk])}, sent {sorted(sent)}"
+                )
         extra = {name for pk, name in load_users.items() if pk not in load.alive}
         if strict and extra:
             problems.append(f"{len(extra)} users no client knows of, e.g. {sorted(extra)[:3]}")

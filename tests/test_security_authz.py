@@ -29,7 +29,7 @@ from django.middleware.csrf import _get_new_csrf_string
 from django.test import Client, override_settings
 
 from tests.differential import data
-from tests.security_corpus import api_client, in_savepoint, row_counts, TABLES
+from tests.security_corpus import TABLES, api_client, in_savepoint, row_counts
 from tests.security_urls import visible
 from tests.testapp.models import Author, Book, Tag
 
@@ -131,9 +131,7 @@ def test_related_filter_reveals_nothing_hidden(dataset, anonymous, lookup):
     allowed = allowed_book_ids()
     for name in author_names():
         value = name if "__startswith" not in lookup else name[:2]
-        status, content = same(
-            anonymous, f"secretbook/?limit=0&{lookup}={quote(value, safe='')}"
-        )
+        status, content = same(anonymous, f"secretbook/?limit=0&{lookup}={quote(value, safe='')}")
         if status != 200:
             continue  # Tastypie's own refusal (the same from both)
         shown = book_ids_shown(content)
@@ -342,8 +340,8 @@ def test_anonymous_and_broken_credentials_never_500(dataset, anonymous, resource
             for api in ("v2", "v3"):
                 url = f"/{api}/{resource}/{path}"
                 response = in_savepoint(
-                    lambda u=url, m=method: anonymous.generic(
-                        m, u, b'{"title": "x"}', "application/json", headers=headers
+                    lambda u=url, m=method, h=headers: anonymous.generic(
+                        m, u, b'{"title": "x"}', "application/json", headers=h
                     )
                 )
                 statuses.append(response.status_code)
@@ -374,11 +372,16 @@ def test_user_without_permission_is_refused(dataset):
     client = _session_client(enforce_csrf=False, username="noperm")
     book = dataset["b1"]
     before = list(Book.objects.filter(pk=book).values())
-    for method, path in [("GET", ""), ("GET", f"{book}/"), ("PATCH", f"{book}/"), ("DELETE", f"{book}/")]:
+    for method, path in [
+        ("GET", ""),
+        ("GET", f"{book}/"),
+        ("PATCH", f"{book}/"),
+        ("DELETE", f"{book}/"),
+    ]:
         statuses = [
             in_savepoint(
-                lambda a=api: client.generic(
-                    method, f"/{a}/sessionbook/{path}", b'{"title": "x"}', "application/json"
+                lambda a=api, m=method, p=path: client.generic(
+                    m, f"/{a}/sessionbook/{p}", b'{"title": "x"}', "application/json"
                 )
             ).status_code
             for api in ("s2", "s3")

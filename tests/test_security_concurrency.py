@@ -149,11 +149,19 @@ def test_renames_to_the_same_name_at_once():
 
 def test_same_isbn_at_once():
     requests = [
-        ("PUT", f"book/{pk}/", {"title": f"isbn race {pk}", "isbn": "9781111111111", "author": "/API/author/1/"})
+        (
+            "PUT",
+            f"book/{pk}/",
+            {"title": f"isbn race {pk}", "isbn": "9781111111111", "author": "/API/author/1/"},
+        )
         for pk in (2, 4)
     ]
     requests += [
-        ("POST", "book/", {"title": f"isbn race new {i}", "isbn": "9781111111111", "author": "/API/author/2/"})
+        (
+            "POST",
+            "book/",
+            {"title": f"isbn race new {i}", "isbn": "9781111111111", "author": "/API/author/2/"},
+        )
         for i in range(2)
     ]
     before = write_api.snapshot()
@@ -167,9 +175,7 @@ def test_same_isbn_at_once():
     new_books = len(after["testapp_book"]) - len(before["testapp_book"])
     assert new_books == (1 if winner.title.startswith("isbn race new") else 0)
     # Only the winner's row changed.
-    changed = [
-        row for row in after["testapp_book"] if row not in before["testapp_book"]
-    ]
+    changed = [row for row in after["testapp_book"] if row not in before["testapp_book"]]
     assert [row["id"] for row in changed] == [winner.pk]
 
 

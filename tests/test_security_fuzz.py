@@ -40,11 +40,11 @@ from tests.security_corpus import (
     TABLES,
     TEXTS,
     VALUES,
+    WRITE_TABLES,
     api_client,
     error_of,
     in_savepoint,
     row_counts,
-    WRITE_TABLES,
     status_problem,
 )
 
@@ -206,9 +206,8 @@ class Findings:
         self.count += 1
         key = (shape_of(request), v2, v3)
         if key not in self.by_shape:
-            self.by_shape[key] = (
-                f"{request}\n    {ascii(problem)}\n    v3: {ascii(body[:200].decode('utf-8', 'replace'))}"
-            )
+            shown = ascii(body[:200].decode("utf-8", "replace"))
+            self.by_shape[key] = f"{request}\n    {ascii(problem)}\n    v3: {shown}"
 
     def check(self, examples: int) -> None:
         if os.environ.get("DJONY_FUZZ_STATS"):

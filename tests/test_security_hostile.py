@@ -34,10 +34,10 @@ from tests.differential import data
 from tests.security_corpus import (
     SENTINEL,
     TABLES,
-    WRITE_TABLES,
     TEXTS,
     TOUCH,
     VALUES,
+    WRITE_TABLES,
     Mismatch,
     api_client,
     error_of,
@@ -46,7 +46,6 @@ from tests.security_corpus import (
     status_problem,
 )
 from tests.testapp.models import Author, Book, Tag
-
 
 
 @pytest.fixture(scope="module")
@@ -268,12 +267,27 @@ def write_bodies(ids: dict) -> list[tuple[str, str, str, bytes]]:
         ("list", [1, 2]),
         ("object", {"a": 1}),
     ]:
-        add(f"book_pages_json_{name}", "POST", "book/", {"title": "x", "author": author, "pages": value})
+        add(
+            f"book_pages_json_{name}",
+            "POST",
+            "book/",
+            {"title": "x", "author": author, "pages": value},
+        )
         add(f"tag_name_json_{name}", "POST", "tag/", {"name": value})
         add(f"alltypes_big_{name}", "POST", "alltypes/", {"big": value, "amount": value})
     # Raw bodies that are no (or hostile) JSON.
-    add("nan_literal", "POST", "book/", b'{"title": "x", "author": "%s", "pages": NaN}' % author.encode())
-    add("infinity_literal", "POST", "book/", b'{"title": "x", "author": "%s", "rating": Infinity}' % author.encode())
+    add(
+        "nan_literal",
+        "POST",
+        "book/",
+        b'{"title": "x", "author": "%s", "pages": NaN}' % author.encode(),
+    )
+    add(
+        "infinity_literal",
+        "POST",
+        "book/",
+        b'{"title": "x", "author": "%s", "rating": Infinity}' % author.encode(),
+    )
     add("lone_surrogate_escape", "POST", "tag/", b'{"name": "\\ud800"}')
     add("lone_low_surrogate", "POST", "tag/", b'{"name": "a\\udc00b"}')
     add("nul_escape", "POST", "tag/", b'{"name": "a\\u0000b"}')
@@ -295,7 +309,12 @@ def write_bodies(ids: dict) -> list[tuple[str, str, str, bytes]]:
     add("tags_many_uris", "POST", "book/", {"title": "x", "author": author, "tags": [tag] * 2_000})
     add("patch_list_objects_not_list", "PATCH", "tag/", {"objects": "x"})
     add("patch_list_deleted_hostile", "PATCH", "tag/", {"objects": [], "deleted_objects": [TOUCH]})
-    add("put_list_hostile", "PUT", "tag/", {"objects": [{"name": TOUCH}, {"name": "'; DROP TABLE x"}]})
+    add(
+        "put_list_hostile",
+        "PUT",
+        "tag/",
+        {"objects": [{"name": TOUCH}, {"name": "'; DROP TABLE x"}]},
+    )
     return bodies
 
 
@@ -309,10 +328,13 @@ def test_hostile_writes(dataset, client):
     for name, method, path, body in bodies:
         v2 = ask(client, method, f"/v2/{path}", body.replace(b"/API/", b"/v2/"))
 
-        def v3_request():
+        def v3_request(method=method, path=path, body=body):
             before = row_counts(WRITE_TABLES)
             response = client.generic(
-                method, f"/v3/{path}", body.replace(b"/API/", b"/v3/"), content_type="application/json"
+                method,
+                f"/v3/{path}",
+                body.replace(b"/API/", b"/v3/"),
+                content_type="application/json",
             )
             after = row_counts(WRITE_TABLES) if response.status_code >= 400 else before
             return response, before, after
@@ -325,7 +347,17 @@ def test_hostile_writes(dataset, client):
             changed = {t: (before[t], after[t]) for t in before if before[t] != after[t]}
             problem = (problem or "") + f" failing v3 write changed rows: {changed}"
         if problem:
-            problems.append(str(Mismatch(f"{method} {path} [{name}]", v2.status_code, v3.status_code, problem, v3.content)))
+            problems.append(
+                str(
+                    Mismatch(
+                        f"{method} {path} [{name}]",
+                        v2.status_code,
+                        v3.status_code,
+                        problem,
+                        v3.content,
+                    )
+                )
+            )
         assert not SENTINEL.exists(), f"{name}: injected code ran"
         assert sys.getrecursionlimit() == limit
     assert not problems, f"{len(problems)} of {len(bodies)} bodies:\n" + "\n".join(problems)
