@@ -104,6 +104,8 @@ def user_list(request: HttpRequest) -> HttpResponse:
         raise ValueError("the raw floor does not paginate; seed at most max_limit users")
     users = _users(limit=max_limit)
     meta = {"limit": max_limit, "next": None, "offset": 0, "previous": None, "total_count": total}
+    if not max_limit:  # Tastypie's paginator leaves the links out of an unlimited page
+        meta = {"limit": 0, "offset": 0, "total_count": total}
     return _response({"meta": meta, "objects": users})
 
 
