@@ -21,6 +21,17 @@ from django.db import models
 from djony.registry import entity_for
 
 
+def _relation_field(model: type[models.Model], attribute: Any) -> Any:
+    """The model's relation field (forward or reverse) named ``attribute``, if any."""
+    if not isinstance(attribute, str) or "__" in attribute:
+        return None
+    try:
+        field = model._meta.get_field(attribute)
+    except FieldDoesNotExist:
+        return None
+    return field if field.is_relation and field.related_model is not None else None
+
+
 class Relation:
     """A to-many relation of ``model`` reached through one attribute name."""
 
@@ -36,13 +47,8 @@ class Relation:
     @classmethod
     def find(cls, model: type[models.Model], attribute: Any) -> Relation | None:
         """The relation behind a field attribute, or ``None`` (callables, ``a__b``)."""
-        if not isinstance(attribute, str) or "__" in attribute:
-            return None
-        try:
-            field = model._meta.get_field(attribute)
-        except FieldDoesNotExist:
-            return None
-        if not (field.many_to_many or field.one_to_many) or field.related_model is None:
+        field = _relation_field(model, attribute)
+        if field is None or not (field.many_to_many or field.one_to_many):
             return None
         return cls(model, attribute)
 
@@ -75,13 +81,9 @@ class ToOneRelation:
 
     @classmethod
     def find(cls, model: type[models.Model], attribute: Any) -> ToOneRelation | None:
-        if not isinstance(attribute, str) or "__" in attribute:
-            return None
-        try:
-            field = model._meta.get_field(attribute)
-        except FieldDoesNotExist:
-            return None
-        if not (field.many_to_one or field.one_to_one) or field.related_model is None:
+        """The to-one relation behind a field attribute, or ``None``."""
+        field = _relation_field(model, attribute)
+        if field is None or not (field.many_to_one or field.one_to_one):
             return None
         return cls(model, attribute)
 

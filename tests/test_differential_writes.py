@@ -47,6 +47,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 
+import django
 import pytest
 from django.db import connection
 from django.utils import timezone
@@ -125,6 +126,8 @@ class Bug:
 
     ``status``: what v2 answers (500 for an unexpected exception).
     ``partial``: v2 leaves rows changed although the request failed.
+    ``partial_before_django``: v2 leaves rows changed on Django versions older
+    than this, whatever ``partial`` says (like ``Case.before_django``).
     ``v3_status``: what DjonyResource answers (400 with a message; 500 only
     where the client's own code raised a plain exception).
     """
@@ -135,6 +138,12 @@ class Bug:
     v3_status: int = 400
     backends: tuple[str, ...] = BACKENDS
     at: int = -1  # which request (index into the case's requests)
+    partial_before_django: tuple[int, int] = (0, 0)
+
+    @property
+    def is_partial(self) -> bool:
+        """Whether v2 leaves rows changed on the running Django."""
+        return self.partial or django.VERSION[:2] < self.partial_before_django
 
 
 CASES: list[Case] = []
@@ -1106,6 +1115,12 @@ case(
 )
 
 
+# Django 4.2's Collector calls an ``on_delete=SET(callable)`` even when no row
+# refers to the deleted one (Loan.borrower's placeholder_author() creates the
+# "(placeholder)" author) before it meets the PROTECT/RESTRICT reference and
+# raises; Django 5.2 calls it only for referencing rows.
+SET_CALLABLE_EAGER = (5, 0)
+
 KNOWN_MODELRESOURCE_BUGS: dict[str, Bug] = {
     "post_tag_unique_violation": Bug("unique violation: IntegrityError escapes save()"),
     "post_book_isbn_unique_violation": Bug("unique violation: IntegrityError escapes save()"),
@@ -1154,11 +1169,17 @@ KNOWN_MODELRESOURCE_BUGS: dict[str, Bug] = {
         partial=True,
     ),
     "patch_list_delete_protected": Bug("PROTECT: ProtectedError (patch_list is atomic)"),
-    "delete_author_protect": Bug("PROTECT: ProtectedError escapes delete()"),
-    "delete_author_restrict": Bug("RESTRICT: RestrictedError escapes delete()"),
+    "delete_author_protect": Bug(
+        "PROTECT: ProtectedError escapes delete()", partial_before_django=SET_CALLABLE_EAGER
+    ),
+    "delete_author_restrict": Bug(
+        "RESTRICT: RestrictedError escapes delete()", partial_before_django=SET_CALLABLE_EAGER
+    ),
     "delete_publisher_restrict": Bug("RESTRICT: RestrictedError escapes delete()"),
     "delete_country_protect": Bug("PROTECT: ProtectedError escapes delete()"),
-    "delete_list_protected": Bug("PROTECT: ProtectedError from queryset.delete()"),
+    "delete_list_protected": Bug(
+        "PROTECT: ProtectedError from queryset.delete()", partial_before_django=SET_CALLABLE_EAGER
+    ),
     "post_django_writes_unique_violation": Bug("unique violation: IntegrityError escapes save()"),
     "put_detail_id_in_body_differs": Bug(
         "PUT /tag/1/ with id 3 in the body: ModelResource writes the data into tag 3, not into "
@@ -1413,9 +1434,10 @@ def known_bug_problems(case: Case, bug: Bug, expected: Run, got: Run) -> list[st
             f"{want['status']}: update or remove the marker\n  v2: {_show(_text(want))}"
         )
     v2_changed = expected.tables[at + 1] != expected.tables[at]
-    if v2_changed != bug.partial:
+    if v2_changed != bug.is_partial:
         marker.append(
-            f"marked as a ModelResource bug ({bug.reason}) with partial={bug.partial}, but v2 "
+            f"marked as a ModelResource bug ({bug.reason}) with partial={bug.is_partial} on "
+            f"Django {django.get_version()}, but v2 "
             f"{'changed' if v2_changed else 'did not change'} the tables: update the marker"
         )
     assert not marker, "\n".join(marker)
@@ -1445,7 +1467,7 @@ def known_bug_problems(case: Case, bug: Bug, expected: Run, got: Run) -> list[st
         ),
     )
     # After a failure that left nothing behind in v2 either, the rest must match again.
-    if not bug.partial and at + 1 < len(case.requests):
+    if not bug.is_partial and at + 1 < len(case.requests):
         for i in range(at + 1, len(case.requests)):
             problems += response_problems(
                 expected.responses[i], got.responses[i], f"request {i + 1}", got.api
