@@ -13,6 +13,13 @@ class EntityDescriptor:
     """
 
     def __get__(self, instance: Any, owner: type) -> Any:
+        if instance is not None:
+            # Only the class has an entity: ``hasattr(obj, "p")`` stays False on
+            # instances, as code written before djony (Tastypie's PATCH) expects.
+            raise AttributeError(
+                f"'p' is the Pony entity of the {owner.__name__} class; "
+                f"use {owner.__name__}.p or type(obj).p"
+            )
         from djony.registry import entity_for
 
         return entity_for(owner)

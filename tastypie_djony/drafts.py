@@ -91,7 +91,7 @@ class Draft:
 
     def __setattr__(self, name: str, value: Any) -> None:
         if self._entity is not None:
-            setattr(self._entity, name, value)
+            setattr(self._entity, name, unwrap(value))
         elif self._relation_field(name) is not None:
             self._relations[name] = value
         elif name == "pk" or _is_field(self._model, name):
@@ -136,7 +136,7 @@ class Draft:
                 values[field.attname] = raw
                 continue
             if field.is_relation:
-                value = self._relations.get(field.name, self._relation_default(field))
+                value = unwrap(self._relations.get(field.name, self._relation_default(field)))
                 if value is not None and not hasattr(value, "_pkval_"):
                     value = entity_for(field.related_model)[value.pk]
             else:
@@ -202,21 +202,33 @@ def _is_field(model: type[models.Model], name: str) -> bool:
 
 
 class DjangoValues:
-    """An existing entity, seen by ``full_hydrate``: values converted as Django would.
+    """An existing entity being updated: values converted and held as Django would.
 
     Tastypie sets raw request values (``"1 day, 0:00:00"`` for a duration);
     a Django instance converts them on save with the field's
     ``get_prep_value``.  This wrapper does that conversion before Pony sees
-    the value and forwards everything else to the entity.
+    the value, keeps a new related object that is not saved yet (Tastypie's
+    ``save_related`` saves it and sets it again) and forwards everything else
+    to the entity.  Made per model by :func:`editing` (``_meta`` on the class).
     """
+
+    _meta: Any = None
 
     def __init__(self, entity: Any) -> None:
         object.__setattr__(self, "entity", entity)
+        object.__setattr__(self, "pending", {})
 
     def __getattr__(self, name: str) -> Any:
+        if name in self.pending:
+            return self.pending[name]
         return getattr(self.entity, name)
 
     def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, Draft) and not value.is_saved:
+            self.pending[name] = value  # a nested new object, saved by save_related
+            return
+        self.pending.pop(name, None)
+        value = unwrap(value)
         field = _concrete_scalar(type(self.entity)._meta.model, name)
         if field is not None and value is not None:
             value = prepare(field, value)
@@ -231,6 +243,19 @@ def prepare(field: models.Field, value: Any) -> Any:
     if isinstance(value, str) and not isinstance(field, (models.CharField, models.TextField)):
         value = field.to_python(value)
     return field.get_prep_value(value)
+
+
+_EDITING_CLASSES: dict[type, type[DjangoValues]] = {}
+
+
+def editing(entity: Any) -> DjangoValues:
+    """``entity`` wrapped for ``full_hydrate`` (a ``DjangoValues`` whose class has ``_meta``)."""
+    entity_class = type(entity)
+    cls = _EDITING_CLASSES.get(entity_class)
+    if cls is None:
+        cls = type(f"{entity_class.__name__}Values", (DjangoValues,), {"_meta": entity_class._meta})
+        _EDITING_CLASSES[entity_class] = cls
+    return cls(entity)
 
 
 def _concrete_scalar(model: type[models.Model], name: str) -> models.Field | None:

@@ -17,6 +17,7 @@ string; Pony's query caches are not involved at all.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet, FieldError
@@ -27,10 +28,18 @@ from tastypie.exceptions import BadRequest, InvalidSortError
 from djony.registry import entity_for
 
 #: Errors Django raises while compiling SQL for a client's filter value.
-COMPILE_ERRORS = (ValueError, TypeError, IndexError, AttributeError, NotSupportedError)
+COMPILE_ERRORS = (
+    ValueError,
+    TypeError,
+    IndexError,
+    AttributeError,
+    OverflowError,
+    NotSupportedError,
+)
 
 #: Larger offsets or limits than any database accepts.
 MAX_ROWS = 2**63 - 1
+MAX_ROWS_MYSQL = 2**64 - 1  # MySQL's LIMIT and OFFSET are unsigned
 
 
 class DjonyObjectList:
@@ -67,10 +76,12 @@ class DjonyObjectList:
         return self._chain(self.queryset.none())
 
     def filter(self, *args: Any, **kwargs: Any) -> DjonyObjectList:
-        return self._chain(self.queryset.filter(*args, **kwargs))
+        with _lookup_errors_as_bad_request():
+            return self._chain(self.queryset.filter(*args, **kwargs))
 
     def exclude(self, *args: Any, **kwargs: Any) -> DjonyObjectList:
-        return self._chain(self.queryset.exclude(*args, **kwargs))
+        with _lookup_errors_as_bad_request():
+            return self._chain(self.queryset.exclude(*args, **kwargs))
 
     def distinct(self, *fields: str) -> DjonyObjectList:
         return self._chain(self.queryset.distinct(*fields))
@@ -98,11 +109,10 @@ class DjonyObjectList:
             return self._result[key]
         if isinstance(key, slice):
             start, stop = key.start or 0, key.stop
-            if start > MAX_ROWS:
-                raise BadRequest(
-                    f"Invalid offset '{start}' provided: it must be at most {MAX_ROWS}."
-                )
-            if stop is not None and stop > MAX_ROWS:
+            most = MAX_ROWS_MYSQL if _vendor(self.queryset.db) == "mysql" else MAX_ROWS
+            if start > most:
+                raise BadRequest(f"Invalid offset '{start}' provided: it must be at most {most}.")
+            if stop is not None and stop > most:
                 stop = None
             return self._chain(self.queryset[start:stop])
         return (
@@ -241,6 +251,27 @@ PG_TYPE_MISMATCH = {"42883", "42804"}
 
 #: MySQL/MariaDB error codes for a regular expression the server cannot compile.
 MYSQL_REGEX_ERRORS = {1139, *range(3684, 3700)}
+
+
+@contextmanager
+def _lookup_errors_as_bad_request() -> Iterator[None]:
+    """A lookup Django rejects for the client's value or path is a 400.
+
+    ``ValueError`` is left alone: Tastypie turns it into its own 400 (lists)
+    or 404 (details), and ``ValidationError`` into a 400 with the messages.
+    """
+    try:
+        yield
+    except FieldError as exc:
+        raise BadRequest(f"Invalid filter: {_first_line(exc)}") from None
+    except (TypeError, OverflowError) as exc:
+        raise BadRequest(f"Invalid filter value: {_first_line(exc)}") from None
+
+
+def _vendor(alias: str) -> str:
+    from django.db import connections
+
+    return connections[alias].vendor
 
 
 def _first_line(exc: Exception) -> str:

@@ -289,13 +289,15 @@ class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarati
         django_writes = getattr(self._meta, "writes", "pony") == WRITES_THROUGH_DJANGO
 
         def wrapper(request: Any, *args: Any, **kwargs: Any) -> Any:
+            # No optimistic checks: concurrent updates of a row are last-write-wins,
+            # as with Django's save(), not an OptimisticCheckError (a 500).
             if request.method in SAFE_METHODS:
-                with db_session:
+                with db_session(optimistic=False):
                     return wrapped(request, *args, **kwargs)
             if django_writes:
                 request._djony_writes_through_django = True
             with transaction.atomic(using=alias):
-                with db_session:
+                with db_session(optimistic=False):
                     response = wrapped(request, *args, **kwargs)
                     if response.status_code >= 400:
                         pony_rollback()

@@ -32,7 +32,7 @@ from tastypie.bundle import Bundle
 from tastypie.exceptions import BadRequest, ImmediateHttpResponse, NotFound
 
 from djony.deletion import update_fields
-from tastypie_djony.drafts import DjangoValues, Draft, new_draft, unwrap
+from tastypie_djony.drafts import DjangoValues, Draft, editing, new_draft, unwrap
 from tastypie_djony.related import forget_loaded
 
 #: Pony and driver errors that mean "the database refused this data".
@@ -42,9 +42,23 @@ REFUSED = (
     pony_core.CacheIndexError,
     pony_core.ConstraintError,
     pony_core.DataError,
+    pony_core.ObjectNotFound,  # a related object named by the request is not there
     models.ProtectedError,
     models.RestrictedError,
 )
+
+
+def refused(exc: BaseException) -> bool:
+    """Whether a flush error is the database (or its driver) refusing the data."""
+    if isinstance(exc, pony_core.UnexpectedError):
+        exc = exc.original_exc
+    if isinstance(exc, REFUSED):
+        return True
+    # mysqlclient refuses to quote nan and inf before anything is sent.
+    return isinstance(exc, pony_core.ProgrammingError) and str(exc).endswith(
+        "can not be used with MySQL"
+    )
+
 
 #: What the Django model refuses on save or delete (``Meta.writes = "django"``).
 DJANGO_REFUSED = (
@@ -85,8 +99,8 @@ class PonyWritesMixin:
             return super().full_hydrate(bundle)
         if bundle.obj is None:
             bundle.obj = self.new_object()
-        elif hasattr(bundle.obj, "_pkval_"):
-            bundle.obj = DjangoValues(bundle.obj)
+        elif hasattr(bundle.obj, "_pkval_") and not isinstance(bundle.obj, DjangoValues):
+            bundle.obj = editing(bundle.obj)
         try:
             return super().full_hydrate(bundle)
         except (ValueError, TypeError, *REFUSED) as exc:
@@ -94,8 +108,6 @@ class PonyWritesMixin:
             # primary key for an existing row (Django would save another row),
             # a one-to-one already taken.
             raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
-        finally:
-            bundle.obj = unwrap(bundle.obj)
 
     def obj_create(self, bundle: Bundle, **kwargs: Any) -> Bundle:
         if self.writes_through_django(bundle.request):
@@ -151,17 +163,36 @@ class PonyWritesMixin:
             obj = unwrap(obj)
             obj.flush()
             return obj
-        except REFUSED as exc:
-            raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
-        except pony_core.UnexpectedError as exc:
+        except (pony_core.UnexpectedError, pony_core.ProgrammingError, *REFUSED) as exc:
             # Pony wraps what the database refused during a flush.
-            if not isinstance(exc.original_exc, REFUSED):
+            if not refused(exc):
                 raise
             raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
         except (ValueError, TypeError) as exc:  # Pony's validation (required attribute, bad value)
             raise BadRequest(
                 f"Invalid data for {self._meta.object_class._meta.object_name}: {exc}"
             ) from None
+
+    def hydrate_m2m(self, bundle: Bundle) -> Bundle:
+        """Tastypie's; a to-many value that is not a list is a 400, not a 500."""
+        try:
+            return super().hydrate_m2m(bundle)
+        except TypeError as exc:
+            raise BadRequest(f"A to-many field needs a list of URIs or objects: {exc}") from None
+
+    def deserialize(self, request: Any, data: Any, format: str = "application/json") -> Any:
+        """Tastypie's; a body nested too deep or not in UTF-8 is a 400, not a 500."""
+        try:
+            return super().deserialize(request, data, format=format)
+        except (RecursionError, UnicodeError) as exc:
+            raise BadRequest(f"The request body could not be read: {type(exc).__name__}.") from None
+
+    def patch_detail(self, request: Any, **kwargs: Any) -> Any:
+        """Tastypie's; a key that is an attribute but no field of the resource is a 400."""
+        try:
+            return super().patch_detail(request, **kwargs)
+        except KeyError as exc:
+            raise BadRequest(f"{exc.args[0]!r} is not a field of this resource.") from None
 
     def save_m2m(self, bundle: Bundle) -> None:
         if self.writes_through_django(bundle.request):

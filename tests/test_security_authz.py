@@ -153,12 +153,12 @@ def test_related_filter_reveals_nothing_hidden(dataset, anonymous, lookup):
         "author__id__in=1,2,3,4,5,6",
         "editor__name__istartswith=z",
         "title__contains=%",
-        "order_by=author",
-        "order_by=-editor",
-        "order_by=author__name",
+        "order_by=author&order_by=id",
+        "order_by=-editor&order_by=id",
+        "order_by=author__name&order_by=-id",
         "order_by=-pages&title__startswith=D",
         "author__name__isnull=false",
-        "pages__gt=500&order_by=title",
+        "pages__gt=500&order_by=title&order_by=id",
     ],
 )
 @pytest.mark.parametrize("resource", ["secretbook", "secretbookfull"])
