@@ -157,6 +157,13 @@ class PonyWritesMixin:
 
     def persist(self, obj: Any) -> Any:
         """Insert a draft or write a changed entity now; refusals become a 400."""
+        unsaved = _unsaved_related(obj)
+        if unsaved:
+            # Django refuses this too ("save() prohibited ... unsaved related object").
+            raise BadRequest(
+                f"{', '.join(unsaved)}: a nested object without data was neither found nor "
+                "created; send its URI or its fields."
+            )
         try:
             if isinstance(obj, Draft):
                 return obj.save()
@@ -175,6 +182,13 @@ class PonyWritesMixin:
 
     def hydrate_m2m(self, bundle: Bundle) -> Bundle:
         """Tastypie's; a to-many value that is not a list is a 400, not a 500."""
+        for name, field in self.fields.items():
+            value = bundle.data.get(name) if field.is_m2m else None
+            # Tastypie iterates the value: a string would be read letter by letter.
+            if isinstance(value, (int, float)) or (isinstance(value, (str, bytes)) and value):
+                raise BadRequest(
+                    f"'{name}' needs a list of URIs or objects, got {type(value).__name__}."
+                )
         try:
             return super().hydrate_m2m(bundle)
         except TypeError as exc:
@@ -273,6 +287,19 @@ class PonyWritesMixin:
 
     def rollback(self, bundles: list) -> None:
         """Nothing to undo by hand: the request's transaction is rolled back."""
+
+
+def _unsaved_related(obj: Any) -> list[str]:
+    """Names of relations that still hold a new object nobody saved."""
+    if isinstance(obj, DjangoValues):
+        return [name for name, value in obj.pending.items() if not value.is_saved]
+    if isinstance(obj, Draft) and not obj.is_saved:
+        return [
+            name
+            for name, value in obj._relations.items()
+            if isinstance(value, Draft) and not value.is_saved
+        ]
+    return []
 
 
 def _refusal_message(model: type[models.Model], exc: BaseException) -> str:

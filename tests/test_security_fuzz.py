@@ -230,6 +230,20 @@ class Findings:
         )
 
 
+def intended_refusal(v2_status: int, v3) -> bool:
+    """An empty nested object (``{"publisher": {}}``) for a model whose key has a default.
+
+    ModelResource saves the row pointing at the key of an object it never
+    created (a dangling reference); DjonyResource refuses it with a 400 that
+    says so (README, "Where DjonyResource answers differently").
+    """
+    return (
+        200 <= v2_status < 300
+        and v3.status_code == 400
+        and "a nested object without data" in (error_of(v3) or "")
+    )
+
+
 def judge(client, method: str, path: str, body: bytes = b"") -> tuple[int, int, str | None, bytes]:
     """``(v2 status, v3 status, problem or None, v3 body)`` for one request."""
 
@@ -255,6 +269,8 @@ def judge(client, method: str, path: str, body: bytes = b"") -> tuple[int, int, 
     v3 = in_savepoint(v3_call)
     assert not SENTINEL.exists(), f"{method} {path}: injected code ran"
     problem = status_problem(v2.status_code, v3.status_code)
+    if problem and intended_refusal(v2.status_code, v3):
+        problem = None
     if problem is None and v2.status_code >= 500 and not error_of(v3):
         problem = f"v3 answers {v3.status_code} without an error message"
     if changed:
