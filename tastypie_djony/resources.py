@@ -293,7 +293,12 @@ class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarati
             # as with Django's save(), not an OptimisticCheckError (a 500).
             if request.method in SAFE_METHODS:
                 with db_session(optimistic=False):
-                    return wrapped(request, *args, **kwargs)
+                    response = wrapped(request, *args, **kwargs)
+                    if response.status_code >= 400:
+                        # A statement the database refused (a bad regex on PostgreSQL)
+                        # leaves the transaction aborted: roll Pony's part back.
+                        pony_rollback()
+                return response
             if django_writes:
                 request._djony_writes_through_django = True
             with transaction.atomic(using=alias):

@@ -33,9 +33,7 @@ elif BACKEND == "mysql":
         "TEST": {"CHARSET": "utf8mb4", "COLLATION": "utf8mb4_unicode_ci"},
     }
 else:
-    raise RuntimeError(
-        f"DJONY_TEST_DATABASE={BACKEND!r}: use sqlite, postgresql or mysql."
-    )
+    raise RuntimeError(f"DJONY_TEST_DATABASE={BACKEND!r}: use sqlite, postgresql or mysql.")
 
 DATABASES = {"default": DATABASE}
 
@@ -72,11 +70,13 @@ TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "APP_DIRS": True,
-        "OPTIONS": {"context_processors": [
+        "OPTIONS": {
+            "context_processors": [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-            ]},
+            ]
+        },
     }
 ]
 TASTYPIE_FULL_DEBUG = False

@@ -1525,9 +1525,7 @@ INTENDED_DIFFERENCES: dict[str, Intended] = {
     "post_alltypes_moment_in_dst_gap": Intended("a wall time in a DST gap", 201, 201),
     # ModelResource echoes the ISO 8601 string it was sent (PostgreSQL parses
     # it); DjonyResource parses it as Django's DurationField does and shows it.
-    "post_alltypes_duration": Intended(
-        "an ISO 8601 duration", 201, 201, backends=("postgresql",)
-    ),
+    "post_alltypes_duration": Intended("an ISO 8601 duration", 201, 201, backends=("postgresql",)),
 }
 INTENDED_DIFFERENCES_ELSEWHERE = {
     # Without an interval type Django cannot store the string (AttributeError,

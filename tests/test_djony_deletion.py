@@ -206,10 +206,17 @@ def test_delete_matches_django(data: dict) -> None:
     """The same delete through Django and through Pony leaves the same rows."""
 
     def snapshot() -> dict:
+        # Authors by name: Django 4.2's delete calls Loan.borrower's SET(callable)
+        # even with no loans, creating "(placeholder)" (djony does the same), and
+        # on PostgreSQL/MariaDB the rollback below does not give its id back.
         return {
             model.__name__: sorted(model.objects.values_list("pk", flat=True))
-            for model in (Author, Book, BookDetail, Review, Membership, Country)
-        } | {"mentors": sorted(Author.objects.values_list("pk", "mentor_id"))}
+            for model in (Book, BookDetail, Review, Membership, Country)
+        } | {
+            "Author": sorted(
+                Author.objects.values_list("name", "mentor__name"), key=lambda row: row[0]
+            )
+        }
 
     Book.objects.update(editor=None)
     carl = Author.objects.create(name="Carl", mentor=data["bob"])
