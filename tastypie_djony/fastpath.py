@@ -73,6 +73,9 @@ HOOKS = (
     "dehydrate",
     "dehydrate_resource_uri",
     "alter_list_data_to_serialize",
+    "alter_detail_data_to_serialize",
+    "obj_get",
+    "cached_obj_get",
     "get_resource_uri",
     "detail_uri_kwargs",
     "create_response",
@@ -88,14 +91,14 @@ class Fallback(Exception):
 class ListPlan:
     """Columns to select and one value function per resource field."""
 
-    def __init__(self, resource: Any, base: type) -> None:
+    def __init__(self, resource: Any, base: type, for_list: bool = True) -> None:
         self.resource = resource
         self.columns: list[str] = []
         self.to_many: list[tuple[str, Relation, Any]] = []
         self.values: list[tuple[str, Callable]] = []
         self._check_resource(base)
         for name, field in resource.fields.items():
-            if field.use_in not in ("all", "list"):
+            if field.use_in not in ("all", "list" if for_list else "detail"):
                 if callable(field.use_in):
                     raise NotPlannable(f"{name}: callable use_in")
                 continue

@@ -26,8 +26,11 @@ from django.db.models.query import ModelIterable
 from django.http import HttpResponse
 from pony.orm import db_session
 from pony.orm import rollback as pony_rollback
+from tastypie import http
+from tastypie.authorization import Authorization, ReadOnlyAuthorization
 from tastypie.bundle import Bundle
-from tastypie.exceptions import BadRequest, InvalidFilterError
+from tastypie.cache import NoCache
+from tastypie.exceptions import BadRequest, InvalidFilterError, NotFound
 from tastypie.fields import FileField, ToManyField, ToOneField
 from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass, Resource
 from tastypie.utils.mime import build_content_type
@@ -228,8 +231,8 @@ class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarati
             raise BadRequest("Invalid resource lookup data provided (mismatched type).") from None
 
     # -- fast list pages --------------------------------------------------
-    def list_plan(self, request: Any) -> ListPlan | None:
-        """How to build this request's JSON list page without objects, or ``None``.
+    def list_plan(self, request: Any, for_list: bool = True) -> ListPlan | None:
+        """How to build this request's JSON page without objects, or ``None``.
 
         ``None`` (Tastypie's general path) whenever the resource has hooks or
         fields the plan cannot reproduce byte for byte; see
@@ -237,13 +240,50 @@ class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarati
         """
         if self.determine_format(request) != "application/json":
             return None
-        if getattr(self, "_not_plannable", False):
+        refused = self.__dict__.setdefault("_not_plannable", set())
+        if for_list in refused:
             return None
         try:
-            return ListPlan(self, DjonyResource)
+            return ListPlan(self, DjonyResource, for_list=for_list)
         except NotPlannable:
-            self._not_plannable = True
+            refused.add(for_list)
             return None
+
+    def detail_plan(self, request: Any) -> ListPlan | None:
+        """The plan for a detail, when nothing can tell the object is not loaded.
+
+        Only with Tastypie's own ``Authorization``/``ReadOnlyAuthorization``
+        (whose ``read_detail`` never looks at the object) and no cache.
+        """
+        if type(self._meta.authorization) not in (Authorization, ReadOnlyAuthorization):
+            return None
+        if type(self._meta.cache) is not NoCache:
+            return None
+        return self.list_plan(request, for_list=False)
+
+    def get_detail(self, request: Any, **kwargs: Any) -> Any:
+        """Tastypie's ``get_detail``; the JSON of a plain resource skips the object."""
+        plan = self.detail_plan(request)
+        if plan is None:
+            return super().get_detail(request, **kwargs)
+        filters = self.remove_api_resource_names(kwargs)
+        applicable = self.build_filters(filters=filters, ignore_bad_filters=True)
+        if self._meta.detail_uri_name in filters:
+            applicable[self._meta.detail_uri_name] = filters[self._meta.detail_uri_name]
+        try:
+            object_list = self.apply_filters(request, applicable)
+            found = plan.objects(object_list[:2])
+        except ValueError:
+            raise NotFound("Invalid resource lookup data provided (mismatched type).") from None
+        except Fallback:
+            return super().get_detail(request, **kwargs)
+        if not found:
+            return http.HttpNotFound()
+        if len(found) > 1:
+            return http.HttpMultipleChoices("More than one resource is found at this URI.")
+        return HttpResponse(
+            render_json(found[0]), content_type=build_content_type("application/json")
+        )
 
     def get_list(self, request: Any, **kwargs: Any) -> Any:
         """Tastypie's ``get_list``; JSON pages of plain resources skip the objects."""
