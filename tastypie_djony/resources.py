@@ -329,10 +329,10 @@ class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarati
         django_writes = getattr(self._meta, "writes", "pony") == WRITES_THROUGH_DJANGO
 
         def wrapper(request: Any, *args: Any, **kwargs: Any) -> Any:
-            # No optimistic checks: concurrent updates of a row are last-write-wins,
-            # as with Django's save(), not an OptimisticCheckError (a 500).
             if request.method in SAFE_METHODS:
-                with db_session(optimistic=False):
+                # Reads in autocommit, as Django's (optimistic=False would make
+                # Pony open a transaction: two more round trips per request).
+                with db_session:
                     response = wrapped(request, *args, **kwargs)
                     if response.status_code >= 400:
                         # A statement the database refused (a bad regex on PostgreSQL)
@@ -342,6 +342,8 @@ class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarati
             if django_writes:
                 request._djony_writes_through_django = True
             with transaction.atomic(using=alias):
+                # No optimistic checks: concurrent updates of a row are last-write-wins,
+                # as with Django's save(), not an OptimisticCheckError (a 500).
                 with db_session(optimistic=False):
                     response = wrapped(request, *args, **kwargs)
                     if response.status_code >= 400:
