@@ -13,6 +13,7 @@ to the new entity.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist
@@ -40,7 +41,7 @@ class Draft:
         object.__setattr__(self, "_entity", None)
 
     # -- attribute access -------------------------------------------------
-    _meta: Any = None  # set on the per-model subclass made by draft_class()
+    _meta: Any = None  # set on the per-model subclass made by new_draft()
 
     @property
     def instance(self) -> models.Model:
@@ -123,7 +124,6 @@ class Draft:
             if link is not None:
                 values[link.name] = self._insert(parent)
         instance = self.instance
-        database_defaults: list[models.Field] = []
         for field in model._meta.local_concrete_fields:
             if field.name in values:
                 continue
@@ -142,8 +142,7 @@ class Draft:
             else:
                 value = field.pre_save(instance, add=True)
                 if isinstance(value, DatabaseDefault):
-                    database_defaults.append(field)
-                    continue
+                    continue  # left to the database; djony's entity reads it back on use
                 if value is None:
                     if field.primary_key:
                         continue
@@ -154,36 +153,22 @@ class Draft:
             values[field.name] = value
         obj = entity(**values)
         obj.flush()
-        if database_defaults:
-            _read_back(obj, model, database_defaults)
         return obj
 
 
-_DRAFT_CLASSES: dict[type[models.Model], type[Draft]] = {}
+@functools.cache
+def _with_meta(base: type, model: type[models.Model]) -> type:
+    """A subclass of ``base`` whose ``_meta`` is the model's, as a Django instance's class.
 
-
-def draft_class(model: type[models.Model]) -> type[Draft]:
-    """A ``Draft`` subclass whose ``_meta`` is the model's, as on a Django instance."""
-    cls = _DRAFT_CLASSES.get(model)
-    if cls is None:
-        cls = type(f"{model.__name__}Draft", (Draft,), {"_meta": model._meta})
-        _DRAFT_CLASSES[model] = cls
-    return cls
+    Code written for Django instances reads ``obj.__class__._meta`` (Tastypie's
+    ``DjangoAuthorization``).
+    """
+    return type(f"{model.__name__}{base.__name__}", (base,), {"_meta": model._meta})
 
 
 def new_draft(model: type[models.Model]) -> Draft:
     """An empty unsaved object of ``model``."""
-    return draft_class(model)(model)
-
-
-def _read_back(obj: Any, model: type[models.Model], fields: list[models.Field]) -> None:
-    """Give the new entity the values the database filled in (``db_default``)."""
-    from tastypie_djony.objectlist import DjonyObjectList
-
-    queryset = model._base_manager.filter(pk=obj.pk).values_list(*[f.name for f in fields])
-    row = DjonyObjectList(queryset).rows()[0]
-    entity = type(obj)
-    obj._db_set_({entity._adict_[f.name]: value for f, value in zip(fields, row, strict=True)})
+    return _with_meta(Draft, model)(model)
 
 
 def _required_relation(field: Any) -> bool:
@@ -245,17 +230,9 @@ def prepare(field: models.Field, value: Any) -> Any:
     return field.get_prep_value(value)
 
 
-_EDITING_CLASSES: dict[type, type[DjangoValues]] = {}
-
-
 def editing(entity: Any) -> DjangoValues:
-    """``entity`` wrapped for ``full_hydrate`` (a ``DjangoValues`` whose class has ``_meta``)."""
-    entity_class = type(entity)
-    cls = _EDITING_CLASSES.get(entity_class)
-    if cls is None:
-        cls = type(f"{entity_class.__name__}Values", (DjangoValues,), {"_meta": entity_class._meta})
-        _EDITING_CLASSES[entity_class] = cls
-    return cls(entity)
+    """``entity`` wrapped for ``full_hydrate``."""
+    return _with_meta(DjangoValues, type(entity)._meta.model)(entity)
 
 
 def _concrete_scalar(model: type[models.Model], name: str) -> models.Field | None:

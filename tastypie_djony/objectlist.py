@@ -16,6 +16,7 @@ string; Pony's query caches are not involved at all.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -159,15 +160,7 @@ class DjonyObjectList:
 
     # -- evaluation -------------------------------------------------------
     def _compile(self, queryset: models.QuerySet) -> tuple[str, tuple]:
-        try:
-            return queryset.query.get_compiler(queryset.db).as_sql()
-        except FieldError as exc:
-            raise BadRequest(str(exc)) from None
-        except COMPILE_ERRORS as exc:
-            # A lookup that only checks its value when compiled (isnull=maybe,
-            # a one-value range, a duration given as text) or that this database
-            # lacks (JSON contains on SQLite): the request, not the code, is wrong.
-            raise BadRequest(f"Invalid filter: {_first_line(exc)}") from None
+        return _as_sql(queryset.query.get_compiler(queryset.db))
 
     def _execute(self, sql: str, params: Any) -> Any:
         entity = self.entity
@@ -189,10 +182,7 @@ class DjonyObjectList:
             if not _refused_value_type(exc):
                 raise
             # e.g. ?name__iexact=true: Tastypie made the value a boolean.
-            detail = getattr(exc, "pgerror", None) or exc
-            raise BadRequest(
-                f"Invalid filter value: its type does not fit the field ({detail})"
-            ) from None
+            raise BadRequest("Invalid filter value: its type does not fit the field.") from None
         return cursor
 
     def values_rows(self, fields: list[str]) -> list[tuple]:
@@ -203,13 +193,9 @@ class DjonyObjectList:
         """The rows of a ``values_list()`` queryset, converted as Django converts them."""
         compiler = self.queryset.query.get_compiler(self.queryset.db)
         try:
-            sql, params = compiler.as_sql()
+            sql, params = _as_sql(compiler)
         except EmptyResultSet:
             return []
-        except FieldError as exc:
-            raise BadRequest(str(exc)) from None
-        except COMPILE_ERRORS as exc:
-            raise BadRequest(f"Invalid filter: {_first_line(exc)}") from None
         rows = self._execute(sql, params).fetchall()
         converters = compiler.get_converters([s[0] for s in compiler.select[: compiler.col_count]])
         if converters:
@@ -227,19 +213,12 @@ class DjonyObjectList:
         if self.queryset.query.is_empty():
             return []
         entity = self.entity
-        attrs = [attr for attr in entity._attrs_ if attr.columns and not attr.is_collection]
-        columns = [column for attr in attrs for column in attr.columns]
-        queryset = self.queryset.values_list(*[_attname(entity, column) for column in columns])
+        attnames, offsets = _row_layout(entity)
         try:
-            sql, params = self._compile(queryset)
+            sql, params = self._compile(self.queryset.values_list(*attnames))
         except EmptyResultSet:
             return []
         cursor = self._execute(sql, params)
-        offsets: dict[Any, list[int]] = {}
-        position = 0
-        for attr in attrs:
-            offsets[attr] = list(range(position, position + len(attr.columns)))
-            position += len(attr.columns)
         if pony_local.db_session is None:
             raise RuntimeError("DjonyObjectList must be evaluated inside a Pony db_session.")
         return entity._fetch_objects(cursor, offsets, max_fetch_count=None)
@@ -297,10 +276,28 @@ def _refused_pattern(exc: Exception) -> bool:
     return "user-defined function raised exception" in str(exc)
 
 
-def _attname(entity: Any, column: str) -> str:
-    """The Django attname of the model field stored in ``column``."""
+def _as_sql(compiler: Any) -> tuple[str, tuple]:
+    """Django's SQL for a query; what the client's filters broke is a 400."""
+    try:
+        return compiler.as_sql()
+    except FieldError as exc:
+        raise BadRequest(str(exc)) from None
+    except COMPILE_ERRORS as exc:
+        # A lookup that only checks its value when compiled (isnull=maybe,
+        # a one-value range, a duration given as text) or that this database
+        # lacks (JSON contains on SQLite): the request, not the code, is wrong.
+        raise BadRequest(f"Invalid filter: {_first_line(exc)}") from None
+
+
+@functools.cache
+def _row_layout(entity: Any) -> tuple[list[str], dict[Any, list[int]]]:
+    """The Django attnames to select for ``entity`` and where each Pony attribute reads."""
     model = entity._djony_info_.model
-    for field in model._meta.local_concrete_fields:
-        if field.column == column:
-            return field.attname
-    raise LookupError(f"{model._meta.label} has no field stored in column {column!r}")
+    attname_of = {field.column: field.attname for field in model._meta.local_concrete_fields}
+    attnames: list[str] = []
+    offsets: dict[Any, list[int]] = {}
+    for attr in entity._attrs_:
+        if attr.columns and not attr.is_collection:
+            offsets[attr] = list(range(len(attnames), len(attnames) + len(attr.columns)))
+            attnames.extend(attname_of[column] for column in attr.columns)
+    return attnames, offsets
