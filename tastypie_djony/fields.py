@@ -31,13 +31,20 @@ from tastypie_djony.related import (
 )
 
 
+def _relation_of(field: Any, kind: type) -> Any:
+    """``kind.find`` for the field's model and attribute, looked up once per field."""
+    cache = field.__dict__.setdefault("_djony_relations", {})
+    if kind not in cache:
+        cache[kind] = kind.find(field._resource._meta.object_class, field.attribute)
+    return cache[kind]
+
+
 class SetField(ToManyField):
     """Many related resources, loaded for a whole page at once."""
 
     def relation(self) -> Relation | None:
         """The to-many relation behind ``attribute``, if it is a plain relation name."""
-        model = self._resource._meta.object_class
-        return Relation.find(model, self.attribute)
+        return _relation_of(self, Relation)
 
     def dehydrate(self, bundle: Bundle, for_list: bool = True) -> Any:
         relation = self.relation()
@@ -88,7 +95,7 @@ class DjonyToOneField(ToOneField):
     """
 
     def dehydrate(self, bundle: Bundle, for_list: bool = True) -> Any:
-        relation = ToOneRelation.find(self._resource._meta.object_class, self.attribute)
+        relation = _relation_of(self, ToOneRelation)
         stored, related = stored_to_one(relation, bundle.obj) if relation else (False, None)
         if not stored:
             return super().dehydrate(bundle, for_list=for_list)
