@@ -14,6 +14,7 @@ to the new entity.
 from __future__ import annotations
 
 import functools
+from collections.abc import Collection
 from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist
@@ -187,14 +188,19 @@ def _is_field(model: type[models.Model], name: str) -> bool:
 
 
 class DjangoValues:
-    """An existing entity being updated: values converted and held as Django would.
+    """An existing entity being updated, held as an unsaved Django instance would.
 
-    Tastypie sets raw request values (``"1 day, 0:00:00"`` for a duration);
-    a Django instance converts them on save with the field's
-    ``get_prep_value``.  This wrapper does that conversion before Pony sees
-    the value, keeps a new related object that is not saved yet (Tastypie's
-    ``save_related`` saves it and sets it again) and forwards everything else
-    to the entity.  Made per model by :func:`editing` (``_meta`` on the class).
+    Tastypie's ``full_hydrate`` sets every field of the resource, also those a
+    PATCH did not send (their values are what ``full_dehydrate`` made of the
+    row: the text of a JSON value, a file's URL, a ``dehydrate_<field>``
+    result).  Django keeps those values on the instance and writes only
+    ``update_fields``; this wrapper does the same: assignments are kept
+    (reading them back gives what was assigned, as on a Django instance) and
+    reach the entity only in :meth:`write`, converted as Django saves them
+    (``get_prep_value``), for the fields being saved.  A nested new object
+    that is not saved yet is kept apart (Tastypie's ``save_related`` saves it
+    and sets it again).  Made per model by :func:`editing` (``_meta`` on the
+    class).
     """
 
     _meta: Any = None
@@ -202,25 +208,85 @@ class DjangoValues:
     def __init__(self, entity: Any) -> None:
         object.__setattr__(self, "entity", entity)
         object.__setattr__(self, "pending", {})
+        object.__setattr__(self, "changes", {})
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
         if name in self.pending:
             return self.pending[name]
+        if name in self.changes:
+            return self.changes[name]
         return getattr(self.entity, name)
 
     def __setattr__(self, name: str, value: Any) -> None:
+        self.changes.pop(name, None)
         if isinstance(value, Draft) and not value.is_saved:
             self.pending[name] = value  # a nested new object, saved by save_related
             return
         self.pending.pop(name, None)
-        value = unwrap(value)
-        field = _concrete_scalar(type(self.entity)._meta.model, name)
-        if field is not None and value is not None:
-            value = prepare(field, value)
-        setattr(self.entity, name, value)
+        self.changes[name] = value
 
     def __bool__(self) -> bool:
         return True
+
+    def __repr__(self) -> str:
+        return repr(self.entity)
+
+    def write(self, only: Collection[str] | None = None) -> Any:
+        """Put the assigned values on the entity (those of ``only``'s fields) and return it.
+
+        ``only``: field names or attnames, as ``Model.save(update_fields=...)``
+        takes them; ``None`` writes every assignment.  Values not written stay
+        readable on this wrapper, as on the Django instance.
+        """
+        entity = self.entity
+        model = type(entity)._meta.model
+        chosen = None if only is None else saved_fields(model, only)
+        for name in list(self.changes):
+            field = _concrete(model, name)
+            if chosen is not None and (field is None or field not in chosen):
+                continue
+            assign(entity, name, field, self.changes.pop(name))
+        return entity
+
+
+def saved_fields(model: type[models.Model], names: Collection[str]) -> set[models.Field]:
+    """The concrete fields ``save(update_fields=names)`` writes; Django's refusal otherwise."""
+    fields_ = {
+        field
+        for field in model._meta.concrete_fields
+        if field.name in names or field.attname in names
+    }
+    known = {f.name for f in fields_} | {f.attname for f in fields_}
+    unknown = sorted(set(names) - known)
+    if unknown:
+        raise ValueError(  # Django's own words (Model.save)
+            "The following fields do not exist in this model, are m2m fields, or are "
+            f"non-concrete fields: {', '.join(unknown)}"
+        )
+    return fields_
+
+
+def assign(entity: Any, name: str, field: models.Field | None, value: Any) -> None:
+    """``entity.<name> = value`` with the value as Django would save it.
+
+    ``field``: the concrete field ``name`` names (by name or attname), if any.
+    A related object may be a Django instance (``obj.owner = request.user``)
+    or a draft; the entity gets the Pony object.
+    """
+    value = unwrap(value)
+    if field is not None and field.is_relation and name == field.name:
+        if value is not None and not hasattr(value, "_pkval_"):
+            value = as_entity(field, value)
+    elif field is not None and not field.is_relation and value is not None:
+        value = prepare(field, value)
+    setattr(entity, name, value)
+
+
+def as_entity(field: models.Field, value: Any) -> Any:
+    """The Pony object for a related Django instance of ``field``'s model."""
+    return entity_for(field.related_model)[value.pk]
 
 
 def prepare(field: models.Field, value: Any) -> Any:
@@ -235,12 +301,13 @@ def editing(entity: Any) -> DjangoValues:
     return _with_meta(DjangoValues, type(entity)._meta.model)(entity)
 
 
-def _concrete_scalar(model: type[models.Model], name: str) -> models.Field | None:
+def _concrete(model: type[models.Model], name: str) -> models.Field | None:
+    """The concrete field ``name`` names (by name or attname), or ``None``."""
     try:
         field = model._meta.get_field(name)
     except FieldDoesNotExist:
-        return None
-    return field if field.concrete and not field.is_relation else None
+        return next((f for f in model._meta.concrete_fields if f.attname == name), None)
+    return field if field.concrete else None
 
 
 def unwrap(obj: Any) -> Any:

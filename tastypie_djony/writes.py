@@ -23,6 +23,7 @@ signal receivers must run.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from django import db as django_db
@@ -148,15 +149,18 @@ class PonyWritesMixin:
         if identifier not in bundle.objects_saved or isinstance(bundle.obj, Draft):
             if hasattr(bundle, "update_fields"):  # a PATCH: save(update_fields=...)
                 with update_fields(bundle.update_fields):
-                    bundle.obj = self.persist(bundle.obj)
+                    bundle.obj = self.persist(bundle.obj, only=bundle.update_fields)
             else:
                 bundle.obj = self.persist(bundle.obj)
             bundle.objects_saved.add(self.create_identifier(bundle.obj))
         self.save_m2m(self.hydrate_m2m(bundle))
         return bundle
 
-    def persist(self, obj: Any) -> Any:
-        """Insert a draft or write a changed entity now; refusals become a 400."""
+    def persist(self, obj: Any, only: Collection[str] | None = None) -> Any:
+        """Insert a draft or write a changed entity now; refusals become a 400.
+
+        ``only``: the fields to write, as ``save(update_fields=...)`` (a PATCH).
+        """
         unsaved = _unsaved_related(obj)
         if unsaved:
             # Django refuses this too ("save() prohibited ... unsaved related object").
@@ -167,8 +171,9 @@ class PonyWritesMixin:
         try:
             if isinstance(obj, Draft):
                 return obj.save()
-            obj = unwrap(obj)
+            obj = obj.write(only) if isinstance(obj, DjangoValues) else unwrap(obj)
             obj.flush()
+            forget_loaded(self._meta.object_class)  # relations read earlier may have changed
             return obj
         except (pony_core.UnexpectedError, pony_core.ProgrammingError, *REFUSED) as exc:
             # Pony wraps what the database refused during a flush.
