@@ -52,11 +52,12 @@ class Draft:
         return self._instance
 
     def _relation_field(self, name: str) -> models.Field | None:
+        """The relation ``name`` names (not its attname: ``owner_id`` is a column)."""
         try:
             field = self._model._meta.get_field(name)
         except FieldDoesNotExist:
             return None
-        return field if field.is_relation else None
+        return field if field.is_relation and field.name == name else None
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
@@ -76,6 +77,9 @@ class Draft:
                     f"{self._model._meta.object_name} has no {name}."
                 )
             return value
+        related = self._related_by_attname(name)
+        if related is not None:
+            return related
         if name == "pk" or _is_field(self._model, name):
             return getattr(self.instance, name)
         raise AttributeError(f"{self._model._meta.object_name} draft has no attribute {name!r}")
@@ -97,9 +101,20 @@ class Draft:
         elif self._relation_field(name) is not None:
             self._relations[name] = value
         elif name == "pk" or _is_field(self._model, name):
+            field = _concrete(self._model, name)
+            if field is not None and field.is_relation and name == field.attname:
+                self._relations.pop(field.name, None)  # the raw key wins, as on Django's instance
             setattr(self.instance, name, value)
         else:
             self._extra[name] = value
+
+    def _related_by_attname(self, name: str) -> Any:
+        """``obj.owner_id`` of a related object assigned as ``obj.owner`` (else ``None``)."""
+        field = _concrete(self._model, name)
+        if field is None or not field.is_relation or name != field.attname:
+            return None
+        related = self._relations.get(field.name)
+        return None if related is None else getattr(related, field.target_field.attname)
 
     def __bool__(self) -> bool:
         return True
@@ -113,20 +128,56 @@ class Draft:
 
     # -- saving -----------------------------------------------------------
     def save(self) -> Any:
-        """Insert the object through Pony (once) and return the entity."""
+        """Save the object through Pony (once) and return the entity.
+
+        As ``Model.save()`` on a new instance: a primary key the client chose
+        that names an existing row updates that row (every column, as
+        Django's UPDATE); otherwise the row is inserted (parents first for
+        multi-table inheritance).
+        """
         if self._entity is None:
-            object.__setattr__(self, "_entity", self._insert(self._model))
+            model = self._model._meta.concrete_model  # a proxy saves its concrete model's row
+            existing = self._existing_row(model)
+            saved = self._update(existing) if existing is not None else self._insert(model)
+            object.__setattr__(self, "_entity", saved)
         return self._entity
 
+    def _existing_row(self, model: type[models.Model]) -> Any:
+        """The row Django's ``save()`` would UPDATE: the one named by a client-chosen key."""
+        pk = model._meta.pk
+        if pk.is_relation or pk.has_default() or getattr(pk, "has_db_default", bool)():
+            return None  # Django inserts (a key with a default), or a multi-table child
+        raw = getattr(self.instance, pk.attname)
+        if raw is None:
+            return None
+        return entity_for(model).get(**{pk.name: prepare(pk, raw)})
+
+    def _update(self, obj: Any) -> Any:
+        values = self._values()
+        values.pop(self._model._meta.pk.name, None)
+        obj.set(**values)
+        obj.flush()
+        return settled(obj)
+
     def _insert(self, model: type[models.Model]) -> Any:
-        entity = entity_for(model)
         values: dict[str, Any] = {}
         for parent, link in model._meta.parents.items():
             if link is not None:
                 values[link.name] = self._insert(parent)
+        values.update(self._values(model, add=True, skip=values))
+        obj = entity_for(model)(**values)
+        obj.flush()
+        return settled(obj)
+
+    def _values(
+        self, model: type[models.Model] | None = None, add: bool = False, skip: Collection = ()
+    ) -> dict[str, Any]:
+        """Pony attribute values for ``model``'s own columns, as Django's save computes them."""
+        model = model or self._model._meta.concrete_model
+        values: dict[str, Any] = {}
         instance = self.instance
         for field in model._meta.local_concrete_fields:
-            if field.name in values:
+            if field.name in skip:
                 continue
             if field.is_relation and field.target_field != field.related_model._meta.pk:
                 # A ForeignKey(to_field=...): djony maps the raw column (attname).
@@ -139,9 +190,9 @@ class Draft:
             if field.is_relation:
                 value = unwrap(self._relations.get(field.name, self._relation_default(field)))
                 if value is not None and not hasattr(value, "_pkval_"):
-                    value = entity_for(field.related_model)[value.pk]
+                    value = as_entity(field, value)
             else:
-                value = field.pre_save(instance, add=True)
+                value = field.pre_save(instance, add=add)
                 if isinstance(value, DatabaseDefault):
                     continue  # left to the database; djony's entity reads it back on use
                 if value is None:
@@ -152,9 +203,24 @@ class Draft:
                     # ValidationError messages for bad input ("2023-02-30").
                     value = prepare(field, value)
             values[field.name] = value
-        obj = entity(**values)
-        obj.flush()
+        return values
+
+
+def settled(obj: Any) -> Any:
+    """``obj`` after a flush, ready to read back what the database stored.
+
+    Pony remembers the values it wrote as values it read, and refuses a later
+    load that finds them changed (``UnrepeatableReadError``); a database that
+    rounds a decimal or truncates a time changes them.  Django does not
+    check: forget the reads, so a reload simply takes the stored values.
+    """
+    if obj._rbits_ is None:  # not a row of this session (deleted, or a session that ended)
         return obj
+    bits = obj._bits_except_volatile_
+    for attr in obj._attrs_with_columns_:
+        if attr in obj._dbvals_:
+            obj._rbits_ &= ~bits.get(attr, 0)
+    return obj
 
 
 @functools.cache
@@ -252,7 +318,12 @@ class DjangoValues:
 
 
 def saved_fields(model: type[models.Model], names: Collection[str]) -> set[models.Field]:
-    """The concrete fields ``save(update_fields=names)`` writes; Django's refusal otherwise."""
+    """The concrete fields ``save(update_fields=names)`` writes; Django's refusal otherwise.
+
+    A reverse relation among ``names`` is left out: its rows are saved by
+    ``save_related`` (Django itself would refuse the name).
+    """
+    names = {name for name in names if not _is_reverse_relation(model, name)}
     fields_ = {
         field
         for field in model._meta.concrete_fields
@@ -266,6 +337,14 @@ def saved_fields(model: type[models.Model], names: Collection[str]) -> set[model
             f"non-concrete fields: {', '.join(unknown)}"
         )
     return fields_
+
+
+def _is_reverse_relation(model: type[models.Model], name: str) -> bool:
+    try:
+        field = model._meta.get_field(name)
+    except FieldDoesNotExist:
+        return False
+    return field.is_relation and field.auto_created and not field.concrete
 
 
 def assign(entity: Any, name: str, field: models.Field | None, value: Any) -> None:
@@ -308,6 +387,19 @@ def _concrete(model: type[models.Model], name: str) -> models.Field | None:
     except FieldDoesNotExist:
         return next((f for f in model._meta.concrete_fields if f.attname == name), None)
     return field if field.concrete else None
+
+
+def writable(obj: Any) -> Any:
+    """``obj`` ready to take assignments that are saved later: an entity is wrapped.
+
+    A Django instance of a saved row (assigned by a hook) becomes its entity
+    first; drafts, wrapped entities and ``None`` are returned as they are.
+    """
+    if isinstance(obj, models.Model) and obj.pk is not None:
+        obj = entity_for(type(obj))[obj.pk]
+    if hasattr(obj, "_pkval_") and not isinstance(obj, (Draft, DjangoValues)):
+        return editing(obj)
+    return obj
 
 
 def unwrap(obj: Any) -> Any:

@@ -29,11 +29,21 @@ from typing import Any
 from django import db as django_db
 from django.db import models
 from pony.orm import core as pony_core
+from django.http import HttpResponse
+from tastypie import http
 from tastypie.bundle import Bundle
 from tastypie.exceptions import BadRequest, ImmediateHttpResponse, NotFound
 
 from djony.deletion import update_fields
-from tastypie_djony.drafts import DjangoValues, Draft, editing, new_draft, unwrap
+from tastypie_djony.drafts import (
+    DjangoValues,
+    Draft,
+    editing,
+    new_draft,
+    settled,
+    unwrap,
+    writable,
+)
 from tastypie_djony.related import forget_loaded
 
 #: Pony and driver errors that mean "the database refused this data".
@@ -70,6 +80,9 @@ DJANGO_REFUSED = (
 )
 
 WRITES_THROUGH_DJANGO = "django"
+
+#: What the end of a write request's transaction may raise (a deferred constraint).
+COMMIT_ERRORS = (django_db.DatabaseError, pony_core.OrmError)
 
 
 class PonyWritesMixin:
@@ -156,6 +169,51 @@ class PonyWritesMixin:
         self.save_m2m(self.hydrate_m2m(bundle))
         return bundle
 
+    def save_related(self, bundle: Bundle) -> None:
+        """Tastypie's ``save_related``, with Pony objects on both ends of a reverse relation.
+
+        For a reverse one-to-one (``related_name``), Tastypie saves the object,
+        sets ``related.<related_name> = bundle.obj`` and saves the related
+        object; here the related object is a draft or an edited entity, so
+        that assignment is kept and written as any other.
+        """
+        if self.writes_through_django(bundle.request):
+            return super().save_related(bundle)
+        for field_name, field in self.fields.items():
+            if not field.is_related or field.is_m2m or not field.attribute or field.readonly:
+                continue
+            if field.blank and field_name not in bundle.data:
+                continue
+            try:
+                related_obj = getattr(bundle.obj, field.attribute)
+            except models.ObjectDoesNotExist:
+                related_obj = None
+            if related_obj is None:
+                related_obj = bundle.related_objects_to_save.get(field.attribute, None)
+            related_obj = writable(related_obj)
+            if related_obj and field.related_name:
+                # A reverse relation: the object must exist before the related row names it.
+                if not self.get_bundle_detail_data(bundle):
+                    self.persist(bundle.obj)
+                setattr(related_obj, field.related_name, bundle.obj)
+            related_resource = field.get_related_resource(related_obj)
+            if related_obj and self.create_identifier(related_obj) in bundle.objects_saved:
+                continue
+            data = bundle.data.get(field_name)
+            if data and (hasattr(data, "keys") or field.related_name):
+                related_bundle = related_resource.build_bundle(
+                    obj=related_obj,
+                    data=data if hasattr(data, "keys") else None,
+                    request=bundle.request,
+                    objects_saved=bundle.objects_saved,
+                )
+                if hasattr(data, "keys"):  # only build and save with data, not just a URI
+                    related_resource.full_hydrate(related_bundle)
+                related_resource.save(related_bundle)
+                related_obj = related_bundle.obj
+            if related_obj:
+                setattr(bundle.obj, field.attribute, related_obj)
+
     def persist(self, obj: Any, only: Collection[str] | None = None) -> Any:
         """Insert a draft or write a changed entity now; refusals become a 400.
 
@@ -173,6 +231,7 @@ class PonyWritesMixin:
                 return obj.save()
             obj = obj.write(only) if isinstance(obj, DjangoValues) else unwrap(obj)
             obj.flush()
+            settled(obj)
             forget_loaded(self._meta.object_class)  # relations read earlier may have changed
             return obj
         except (pony_core.UnexpectedError, pony_core.ProgrammingError, *REFUSED) as exc:
@@ -251,6 +310,22 @@ class PonyWritesMixin:
         except REFUSED as exc:
             raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
 
+    def commit_error_response(self, request: Any, exc: BaseException) -> HttpResponse:
+        """The answer when the request's transaction could not be committed.
+
+        A constraint the database checks at commit (PostgreSQL's and SQLite's
+        deferred foreign keys) refusing the data is a 400 in Tastypie's error
+        format; anything else is Tastypie's 500.  Override to word it otherwise.
+        """
+        if isinstance(exc, DJANGO_REFUSED) or refused(exc):
+            model = self._meta.object_class._meta.object_name
+            return self.error_response(
+                request,
+                {"error": f"Could not save {model}: {commit_refusal(exc)}"},
+                response_class=http.HttpBadRequest,
+            )
+        return self._handle_500(request, exc)
+
     # -- deleting -----------------------------------------------------------
     def obj_delete(self, bundle: Bundle, **kwargs: Any) -> None:
         if self.writes_through_django(bundle.request):
@@ -299,10 +374,11 @@ def _unsaved_related(obj: Any) -> list[str]:
     if isinstance(obj, DjangoValues):
         return [name for name, value in obj.pending.items() if not value.is_saved]
     if isinstance(obj, Draft) and not obj.is_saved:
+        # A reverse relation's new object is saved after this one (save_related).
         return [
             name
             for name, value in obj._relations.items()
-            if isinstance(value, Draft) and not value.is_saved
+            if isinstance(value, Draft) and not value.is_saved and obj._relation_field(name).concrete
         ]
     return []
 
@@ -310,3 +386,15 @@ def _unsaved_related(obj: Any) -> list[str]:
 def _refusal_message(model: type[models.Model], exc: BaseException) -> str:
     detail = str(exc.args[0] if isinstance(exc, models.ProtectedError) else exc)
     return f"Could not save {model._meta.object_name}: {detail}".strip()
+
+
+def commit_refusal(exc: BaseException) -> str:
+    """What the database refused at commit, in words that name no table or constraint."""
+    if isinstance(exc, pony_core.UnexpectedError):
+        exc = exc.original_exc
+    if isinstance(exc, (django_db.IntegrityError, pony_core.IntegrityError)):
+        return (
+            "the database refused the change when it was committed (a constraint it checks "
+            "at the end of the transaction, such as a reference to a row that does not exist)."
+        )
+    return "the database refused the data when the change was committed."

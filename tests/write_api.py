@@ -291,11 +291,17 @@ def build_write_api(api_name: str, spelling: str) -> Api:
         )
         Meta = meta(Book, resource_name="bookwithdetail", fields=["id", "title"])
 
+    class BookDetailOfResource(base):
+        """``book`` may come from the parent that nests it (``PaymentResource.job``)."""
+
+        book = fields.ToOneField(BookResource, "book", null=True)
+        Meta = meta(BookDetail, resource_name="detailof")
+
     class BookAndDetailResource(base):
         """A reverse one-to-one saved through ``related_name`` (``JobResource.payment``)."""
 
         author = fields.ToOneField(AuthorResource, "author")
-        detail = fields.ToOneField(BookDetailResource, "detail", related_name="book")
+        detail = fields.ToOneField(BookDetailOfResource, "detail", related_name="book")
         Meta = meta(Book, resource_name="bookanddetail", fields=["id", "title"])
 
     class ProxyAuthorResource(base):
@@ -329,6 +335,7 @@ def build_write_api(api_name: str, spelling: str) -> Api:
         AllTypesEveryFieldResource,
         ShoutingCountryResource,
         BookWithDetailResource,
+        BookDetailOfResource,
         BookAndDetailResource,
         ProxyAuthorResource,
         PlacedAuthorResource,
