@@ -28,13 +28,14 @@ from typing import Any
 
 from django import db as django_db
 from django.db import models
-from pony.orm import core as pony_core
 from django.http import HttpResponse
+from pony.orm import core as pony_core
 from tastypie import http
 from tastypie.bundle import Bundle
 from tastypie.exceptions import BadRequest, ImmediateHttpResponse, NotFound
 
 from djony.deletion import update_fields
+from tastypie_djony.bodies import PARSER_ERRORS, unreadable_body
 from tastypie_djony.drafts import (
     DjangoValues,
     Draft,
@@ -44,6 +45,7 @@ from tastypie_djony.drafts import (
     unwrap,
     writable,
 )
+from tastypie_djony.refusals import invalid_data_message, refusal_message
 from tastypie_djony.related import forget_loaded
 
 #: Pony and driver errors that mean "the database refused this data".
@@ -121,7 +123,7 @@ class PonyWritesMixin:
             # Pony validates on assignment: a value of the wrong type, a new
             # primary key for an existing row (Django would save another row),
             # a one-to-one already taken.
-            raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
+            raise BadRequest(refusal_message(self._meta.object_class, exc)) from None
 
     def obj_create(self, bundle: Bundle, **kwargs: Any) -> Bundle:
         if self.writes_through_django(bundle.request):
@@ -146,7 +148,7 @@ class PonyWritesMixin:
             try:
                 return super().save(bundle, skip_errors=skip_errors)
             except DJANGO_REFUSED as exc:
-                raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
+                raise BadRequest(refusal_message(self._meta.object_class, exc)) from None
         if bundle.via_uri:
             return bundle
         self.is_valid(bundle)
@@ -238,11 +240,9 @@ class PonyWritesMixin:
             # Pony wraps what the database refused during a flush.
             if not refused(exc):
                 raise
-            raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
+            raise BadRequest(refusal_message(self._meta.object_class, exc)) from None
         except (ValueError, TypeError) as exc:  # Pony's validation (required attribute, bad value)
-            raise BadRequest(
-                f"Invalid data for {self._meta.object_class._meta.object_name}: {exc}"
-            ) from None
+            raise BadRequest(invalid_data_message(self._meta.object_class, exc)) from None
 
     def hydrate_m2m(self, bundle: Bundle) -> Bundle:
         """Tastypie's; a to-many value that is not a list is a 400, not a 500."""
@@ -259,14 +259,31 @@ class PonyWritesMixin:
             raise BadRequest(f"A to-many field needs a list of URIs or objects: {exc}") from None
 
     def deserialize(self, request: Any, data: Any, format: str = "application/json") -> Any:
-        """Tastypie's; a body nested too deep or not in UTF-8 is a 400, not a 500."""
+        """Tastypie's; a body its parser refuses is a 400 with the parser's reason, never a 500.
+
+        Tastypie lets YAML and plist parser errors through (a 500) and answers
+        malformed XML with an empty message.
+        """
         try:
-            return super().deserialize(request, data, format=format)
-        except (RecursionError, UnicodeError) as exc:
-            raise BadRequest(f"The request body could not be read: {type(exc).__name__}.") from None
+            deserialized = super().deserialize(request, data, format=format)
+        except BadRequest as exc:
+            if exc.args and exc.args[0] or exc.__context__ is None:
+                raise
+            raise BadRequest(unreadable_body(exc.__context__)) from None
+        except (RecursionError, UnicodeError, ValueError, *PARSER_ERRORS) as exc:
+            raise BadRequest(unreadable_body(exc)) from None
+        if getattr(request, "_djony_needs_object", False) and not isinstance(deserialized, dict):
+            raise BadRequest(
+                f"The request body must be an object of fields, got {_kind_of(deserialized)}."
+            )
+        return deserialized
 
     def patch_detail(self, request: Any, **kwargs: Any) -> Any:
-        """Tastypie's; a key that is an attribute but no field of the resource is a 400."""
+        """Tastypie's; a key that is an attribute but no field of the resource is a 400.
+
+        So is a body that is not an object (Tastypie iterates its keys: a 500).
+        """
+        request._djony_needs_object = True
         try:
             return super().patch_detail(request, **kwargs)
         except KeyError as exc:
@@ -308,7 +325,7 @@ class PonyWritesMixin:
             obj.flush()
             forget_loaded(self._meta.object_class)
         except REFUSED as exc:
-            raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
+            raise BadRequest(refusal_message(self._meta.object_class, exc)) from None
 
     def commit_error_response(self, request: Any, exc: BaseException) -> HttpResponse:
         """The answer when the request's transaction could not be committed.
@@ -332,7 +349,9 @@ class PonyWritesMixin:
             try:
                 return super().obj_delete(bundle, **kwargs)
             except DJANGO_REFUSED as exc:
-                raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
+                exc.deleted = bundle.obj
+                message = refusal_message(self._meta.object_class, exc, "delete")
+                raise BadRequest(message) from None
         if not hasattr(bundle.obj, "_pkval_"):
             try:
                 bundle.obj = self.obj_get(bundle=bundle, **kwargs)
@@ -357,13 +376,15 @@ class PonyWritesMixin:
 
     def delete_objects(self, objects: list) -> None:
         """Delete through Pony, applying ``on_delete``; a blocked delete is a 400."""
+        obj = None
         try:
             for obj in objects:
                 unwrap(obj).delete()
             pony_core.flush()
             forget_loaded(self._meta.object_class)
         except REFUSED as exc:
-            raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
+            exc.deleted = unwrap(obj)  # named in the message
+            raise BadRequest(refusal_message(self._meta.object_class, exc, "delete")) from None
 
     def rollback(self, bundles: list) -> None:
         """Nothing to undo by hand: the request's transaction is rolled back."""
@@ -378,14 +399,11 @@ def _unsaved_related(obj: Any) -> list[str]:
         return [
             name
             for name, value in obj._relations.items()
-            if isinstance(value, Draft) and not value.is_saved and obj._relation_field(name).concrete
+            if isinstance(value, Draft)
+            and not value.is_saved
+            and obj._relation_field(name).concrete
         ]
     return []
-
-
-def _refusal_message(model: type[models.Model], exc: BaseException) -> str:
-    detail = str(exc.args[0] if isinstance(exc, models.ProtectedError) else exc)
-    return f"Could not save {model._meta.object_name}: {detail}".strip()
 
 
 def commit_refusal(exc: BaseException) -> str:
@@ -398,3 +416,12 @@ def commit_refusal(exc: BaseException) -> str:
             "at the end of the transaction, such as a reference to a row that does not exist)."
         )
     return "the database refused the data when the change was committed."
+
+
+def _kind_of(value: Any) -> str:
+    """A JSON-ish name for the type of a deserialized body."""
+    if value is None:
+        return "null"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return f"a {type(value).__name__}"

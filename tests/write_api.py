@@ -286,9 +286,7 @@ def build_write_api(api_name: str, spelling: str) -> Api:
         """A reverse one-to-one in full, optional (Tastypie's ``TagResource.extradata``)."""
 
         author = fields.ToOneField(AuthorResource, "author")
-        detail = fields.ToOneField(
-            BookDetailResource, "detail", null=True, blank=True, full=True
-        )
+        detail = fields.ToOneField(BookDetailResource, "detail", null=True, blank=True, full=True)
         Meta = meta(Book, resource_name="bookwithdetail", fields=["id", "title"])
 
     class BookDetailOfResource(base):
@@ -312,9 +310,7 @@ def build_write_api(api_name: str, spelling: str) -> Api:
     class PlacedAuthorResource(base):
         """``hydrate()`` assigns Django instances to relations (``obj.owner = request.user``)."""
 
-        Meta = meta(
-            Author, resource_name="placed", always_return_data=True, fields=["id", "name"]
-        )
+        Meta = meta(Author, resource_name="placed", always_return_data=True, fields=["id", "name"])
 
         def hydrate(self, bundle):
             bundle.obj.country = Country.objects.get(code=bundle.data.get("home", "FR"))
