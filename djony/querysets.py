@@ -178,7 +178,8 @@ class PonyQuerySet:
         return found[0] if found else None
 
     def last(self) -> Any:
-        queryset = self.queryset.reverse() if self.queryset.ordered else self.queryset.order_by("-pk")
+        queryset = self.queryset
+        queryset = queryset.reverse() if queryset.ordered else queryset.order_by("-pk")
         found = list(self._chain(queryset)[:1])
         return found[0] if found else None
 

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from django.core.exceptions import FieldError
-from django.db import DataError, NotSupportedError, models
+from django.db import DataError, NotSupportedError
 from tastypie.exceptions import BadRequest, InvalidSortError
 
 from djony.querysets import PonyQuerySet
