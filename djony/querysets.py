@@ -31,9 +31,8 @@ from django.db.models.query import (
     ValuesIterable,
 )
 from pony.orm import db_session
+from pony.orm.core import del_statuses
 from pony.orm.core import local as pony_local
-
-from djony.registry import entity_for
 
 
 class PonyQuerySet:
@@ -68,6 +67,8 @@ class PonyQuerySet:
 
     @property
     def entity(self) -> Any:
+        from djony.registry import entity_for  # the registry builds the mapping, which uses us
+
         return entity_for(self.queryset.model, self.queryset.db)
 
     def _chain(self, queryset: models.QuerySet) -> PonyQuerySet:
@@ -249,12 +250,46 @@ class PonyQuerySet:
             return []
         entity = self.entity
         attnames, offsets = row_layout(entity)
+        annotations = list(self.queryset.query.annotation_select)
+        queryset = self.queryset.values_list(*attnames, *annotations)
+        compiler = queryset.query.get_compiler(queryset.db)
         try:
-            sql, params = self._compile(self.queryset.values_list(*attnames))
+            sql, params = self._sql(compiler)
         except EmptyResultSet:
             return []
         cursor = self._execute(sql, params)
-        return entity._fetch_objects(cursor, offsets, max_fetch_count=None)
+        if not annotations:
+            return entity._fetch_objects(cursor, offsets, max_fetch_count=None)
+        return _annotated_objects(entity, offsets, compiler, annotations, cursor.fetchall())
+
+
+def _annotated_objects(
+    entity: Any, offsets: dict, compiler: Any, annotations: list[str], rows: list
+) -> list[Any]:
+    """Pony objects from rows whose last columns are ``annotate()`` values, set on each object.
+
+    The annotation values are converted by Django (as a Django instance gets
+    them); the columns by Pony, as for any other row.
+    """
+    width = len(rows[0]) - len(annotations) if rows else 0
+    expressions = [column[0] for column in compiler.select[: compiler.col_count]]
+    converters = {
+        index: converter
+        for index, converter in compiler.get_converters(expressions).items()
+        if index >= width
+    }
+    converted = compiler.apply_converters(rows, converters) if converters else rows
+    objects = []
+    for row in converted:
+        real_entity, pkval, avdict = entity._parse_row_(row[:width], offsets)
+        obj = real_entity._get_from_identity_map_(pkval, "loaded")
+        if obj._status_ in del_statuses:
+            continue
+        obj._db_set_(avdict)
+        for name, value in zip(annotations, row[width:], strict=True):
+            setattr(obj, name, value)
+        objects.append(obj)
+    return objects
 
 
 def _shape(queryset: models.QuerySet, iterable: type, rows: list[tuple]) -> list[Any]:
