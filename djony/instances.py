@@ -200,7 +200,7 @@ def behaviour_base(model: type[models.Model], reserved: set[str]) -> type:
     ``reserved`` are the entity's own attribute names (columns, relations,
     properties djony adds), which the model's class attributes never shadow.
     """
-    mirror = _Mirror(reserved | set(dir(PonyEntity)) - set(ENTITY_DUNDERS)).of(model)
+    mirror = _Mirror((reserved | set(dir(PonyEntity))) - set(ENTITY_DUNDERS)).of(model)
     return mirror if mirror is not None else DjangoInstance
 
 
@@ -283,3 +283,33 @@ def restore(label: str, alias: str, values: dict[str, Any]) -> Any:
             value = target._get_by_raw_pkval_(value[1])
         state[name] = value
     return unpickle_entity(state)
+
+
+_FLAVOURS: dict[tuple[Any, type], type] = {}
+
+
+def flavoured(objects: list[Any], model: type[models.Model]) -> list[Any]:
+    """``objects`` of a proxy model's rows, as that proxy's instances.
+
+    The objects are the concrete entity's (one per row in the session);
+    their class becomes a subclass of the entity, unknown to Pony, whose
+    ``_meta`` is the proxy's and which has the proxy's own methods, so
+    ``obj.__class__._meta`` (Tastypie's ``DjangoAuthorization``) names the
+    proxy's permissions, as for a Django instance of the proxy.
+    """
+    if not objects or not model._meta.proxy:
+        return objects
+    entity = type(objects[0])
+    concrete = getattr(entity, "_djony_concrete_entity_", entity)
+    flavour = _FLAVOURS.get((concrete, model))
+    if flavour is None:
+        mirror = behaviour_base(model, set(vars(concrete)))
+        body = {"__slots__": (), "_meta": model._meta, "_djony_concrete_entity_": concrete}
+        body.update({k: v for k, v in entity_methods(model, mirror).items() if k in ENTITY_DUNDERS})
+        # type.__new__, not the metaclass: Pony must not take it for a new entity.
+        flavour = type.__new__(type(concrete), model.__name__, (mirror, concrete), body)
+        _FLAVOURS[(concrete, model)] = flavour
+    for obj in objects:
+        if type(obj) is not flavour:
+            obj.__class__ = flavour
+    return objects

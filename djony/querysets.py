@@ -34,6 +34,8 @@ from pony.orm import db_session
 from pony.orm.core import del_statuses
 from pony.orm.core import local as pony_local
 
+from djony import instances
+
 
 class PonyQuerySet:
     """A lazy, chainable list of Pony objects (or value rows) described by a QuerySet.
@@ -259,8 +261,10 @@ class PonyQuerySet:
             return []
         cursor = self._execute(sql, params)
         if not annotations:
-            return entity._fetch_objects(cursor, offsets, max_fetch_count=None)
-        return _annotated_objects(entity, offsets, compiler, annotations, cursor.fetchall())
+            objects = entity._fetch_objects(cursor, offsets, max_fetch_count=None)
+        else:
+            objects = _annotated_objects(entity, offsets, compiler, annotations, cursor.fetchall())
+        return instances.flavoured(objects, self.queryset.model)
 
 
 def _annotated_objects(

@@ -157,3 +157,26 @@ def test_annotations_become_attributes(writer: Writer) -> None:
     with db_session:
         rows = PonyQuerySet(Writer.objects.annotate(notes=Count("note")).order_by("id"))
         assert [(w.first_name, w.notes) for w in rows] == [("Mia", 0), ("Zed", 3)]
+
+
+def test_deleting_the_owner_deletes_its_generic_relation_rows_as_django_does(
+    writer: Writer,
+) -> None:
+    with db_session:
+        Writer.p[writer.pk].delete()
+    assert sorted(Comment.objects.values_list("body", flat=True)) == ["other"]
+    assert not Note.everything.filter(writer_id=writer.pk).exists()
+
+
+def test_objects_of_a_proxy_model_carry_the_proxys_meta() -> None:
+    from djony.querysets import PonyQuerySet
+    from tests.testapp.models import Author, ProxyAuthor
+
+    Author.objects.create(name="Ann")
+    with db_session:
+        (proxied,) = PonyQuerySet(ProxyAuthor.objects.all())
+        assert proxied.__class__._meta is ProxyAuthor._meta
+        assert proxied == Author.objects.get() and proxied.name == "Ann"
+        assert Author.p.select().first() is proxied  # one object per row in the session
+        proxied.name = "Bea"
+    assert Author.objects.get().name == "Bea"
