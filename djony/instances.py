@@ -82,6 +82,7 @@ class DjangoInstance:
     """
 
     _djony_hash: int | None = None  # see _hash
+    _djony_page: Any = None  # the djony.querysets.Page the object was loaded with
     _get_FIELD_display = models.Model._get_FIELD_display
     serializable_value = models.Model.serializable_value
     _get_pk_val = models.Model._get_pk_val

@@ -80,12 +80,28 @@ def as_entity(value: Any, entity: Any) -> Any:
 class RelatedManagerMethods:
     """The read API of Django's related managers, over :meth:`get_queryset`."""
 
-    def _django_manager(self) -> Any:
+    def _owner(self) -> Any:
         raise NotImplementedError
 
+    def _accessor(self) -> str:
+        raise NotImplementedError
+
+    def _django_manager(self) -> Any:
+        return django_manager(self._owner(), self._accessor())
+
     def get_queryset(self) -> PonyQuerySet:
-        """The related rows as Django's manager selects them, loaded by Pony."""
-        return PonyQuerySet(self._django_manager().all())
+        """The related rows as Django's manager selects them, loaded by Pony.
+
+        For an object loaded with others (a page), the rows of all of them
+        are loaded by the first call, in one query (see :func:`page_related`).
+        """
+        manager = self._django_manager()
+        owner, accessor = self._owner(), self._accessor()
+        if owner._djony_page is None:
+            return PonyQuerySet(manager.all())
+        return PonyQuerySet(
+            manager.all(), prefetched=lambda: page_related(owner, accessor, manager)
+        )
 
     def all(self) -> PonyQuerySet:
         return self.get_queryset()
@@ -137,8 +153,11 @@ def _django_lookups(args: tuple, kwargs: dict) -> bool:
 class DjangoSetMethods(RelatedManagerMethods):
     """Mixed into Pony's ``SetInstance`` of every entity: Django's manager API besides Pony's."""
 
-    def _django_manager(self) -> Any:
-        return django_manager(self._obj_, self._attr_.name)
+    def _owner(self) -> Any:
+        return self._obj_
+
+    def _accessor(self) -> str:
+        return self._attr_.name
 
     def filter(self, *args: Any, **kwargs: Any) -> Any:
         if _django_lookups(args, kwargs):
@@ -151,13 +170,20 @@ class DjangoSetMethods(RelatedManagerMethods):
         return SetInstance.order_by(self, *fields)
 
     def add(self, *items: Any, **kwargs: Any) -> None:
+        forget_pages(self._obj_)
         SetInstance.add(self, self._entities(items))
 
     def remove(self, *items: Any, **kwargs: Any) -> None:
+        forget_pages(self._obj_)
         SetInstance.remove(self, self._entities(items))
+
+    def clear(self) -> None:
+        forget_pages(self._obj_)
+        SetInstance.clear(self)
 
     def set(self, items: Iterable[Any], **kwargs: Any) -> None:
         """Replace the related objects, as Django's ``set()``."""
+        forget_pages(self._obj_)
         self._attr_.__set__(self._obj_, self._entities((items,)))
 
     def _entities(self, items: tuple) -> list[Any]:
@@ -165,6 +191,53 @@ class DjangoSetMethods(RelatedManagerMethods):
             items = tuple(items[0])  # Pony's spelling: one iterable
         entity = self._attr_.py_type
         return [as_entity(item, entity) for item in items]
+
+
+def page_related(owner: Any, accessor: str, manager: Any) -> list[Any] | None:
+    """``owner``'s related objects, loaded for every object of its page at once, or ``None``.
+
+    Django's own ``get_prefetch_querysets`` builds the query (the default
+    manager, its ordering, the owners' keys), Pony loads the rows, and the
+    lists stay for the Pony session (until a write through a manager).
+    """
+    page = owner._djony_page
+    if page is None:
+        return None
+    cache = _page_caches(owner)
+    if cache is None:
+        return None
+    loaded = cache.get((page, accessor))
+    if loaded is None:
+        stubs = [owner_stub(obj) for obj in page.objects]
+        queryset, related_key, owner_key, _single, _name, _is_descriptor = (
+            manager.get_prefetch_querysets(stubs)
+        )
+        by_owner: dict[Any, list[Any]] = {}
+        for related, values in PonyQuerySet(queryset).objects_with_values():
+            for name, value in values.items():  # the owner's key Django's prefetch selected
+                setattr(related, name, value)
+            by_owner.setdefault(related_key(related), []).append(related)
+        loaded = cache[(page, accessor)] = (owner_key, by_owner)
+    owner_key, by_owner = loaded
+    return list(by_owner.get(owner_key(manager.instance), []))
+
+
+def _page_caches(owner: Any) -> dict | None:
+    cache = owner._session_cache_
+    if cache is None or not cache.is_alive:
+        return None
+    pages = getattr(cache, "djony_pages", None)
+    if pages is None:
+        pages = cache.djony_pages = {}
+    return pages
+
+
+def forget_pages(owner: Any) -> None:
+    """Drop the related lists loaded per page in ``owner``'s session (after a write)."""
+    cache = owner._session_cache_
+    pages = getattr(cache, "djony_pages", None) if cache is not None else None
+    if pages:
+        pages.clear()
 
 
 def set_wrapper_class(entity: Any) -> type:
@@ -184,8 +257,11 @@ class RelatedManager(RelatedManagerMethods):
         self.owner = owner
         self.accessor = accessor
 
-    def _django_manager(self) -> Any:
-        return django_manager(self.owner, self.accessor)
+    def _owner(self) -> Any:
+        return self.owner
+
+    def _accessor(self) -> str:
+        return self.accessor
 
     def filter(self, *args: Any, **kwargs: Any) -> PonyQuerySet:
         return self.get_queryset().filter(*args, **kwargs)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 from collections import namedtuple
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet
@@ -45,9 +45,16 @@ class PonyQuerySet:
     in a constant number of queries.
     """
 
-    def __init__(self, queryset: models.QuerySet, loaders: tuple = ()) -> None:
+    def __init__(
+        self,
+        queryset: models.QuerySet,
+        loaders: tuple = (),
+        prefetched: Callable[[], list[Any]] | None = None,
+    ) -> None:
         self.queryset = queryset
         self.loaders = loaders
+        #: Where the rows come from if they were (or will be) loaded with others' (a page's).
+        self.prefetched = prefetched
         self._result: list[Any] | None = None
 
     # -- what the query is about ------------------------------------------
@@ -122,8 +129,8 @@ class PonyQuerySet:
         return iter(self._fetch())
 
     def __getitem__(self, key: int | slice) -> Any:
-        if self._result is not None:
-            return self._result[key]
+        if self._result is not None or self.prefetched is not None:
+            return self._fetch()[key]
         if isinstance(key, slice):
             return self._chain(self.queryset[key])
         if key < 0:
@@ -148,8 +155,8 @@ class PonyQuerySet:
         return f"<{type(self).__name__} {[*shown[:20], *tail]!r}>"
 
     def count(self) -> int:
-        if self._result is not None:
-            return len(self._result)
+        if self._result is not None or self.prefetched is not None:
+            return len(self._fetch())
         try:
             sql, params = self._compile(self.queryset.order_by().values("pk"))
         except EmptyResultSet:
@@ -158,8 +165,8 @@ class PonyQuerySet:
         return cursor.fetchone()[0]
 
     def exists(self) -> bool:
-        if self._result is not None:
-            return bool(self._result)
+        if self._result is not None or self.prefetched is not None:
+            return bool(self._fetch())
         return bool(type(self)(self.queryset.order_by().values_list("pk")[:1]).rows())
 
     def get(self, *args: Any, **kwargs: Any) -> Any:
@@ -230,10 +237,13 @@ class PonyQuerySet:
         return type(self)(self.queryset.values_list(*fields)).rows()
 
     def _fetch(self) -> list[Any]:
+        if self._result is None and self.prefetched is not None:
+            self._result = self.prefetched()
         if self._result is None:
             iterable = self.queryset._iterable_class
             if iterable is ModelIterable:
                 self._result = self._in_session(self._load)
+                Page.mark(self._result)
                 for loader in self.loaders:
                     loader(self._result)
             else:
@@ -248,34 +258,69 @@ class PonyQuerySet:
             return work()
 
     def _load(self) -> list[Any]:
+        objects = []
+        for obj, values in self.objects_with_values():
+            for name, value in values.items():
+                setattr(obj, name, value)
+            objects.append(obj)
+        return instances.flavoured(objects, self.queryset.model)
+
+    def objects_with_values(self) -> list[tuple[Any, dict[str, Any]]]:
+        """Each row's object with the row's ``annotate()``/``extra()`` values, in row order.
+
+        The values are per row: one object can come in several rows (a
+        related object shared by several owners) with different values.
+        """
         if self.queryset.query.is_empty():
             return []
         entity = self.entity
         attnames, offsets = row_layout(entity)
-        annotations = list(self.queryset.query.annotation_select)
-        queryset = self.queryset.values_list(*attnames, *annotations)
+        query = self.queryset.query
+        extras = [*query.extra_select, *query.annotation_select]
+        queryset = self.queryset.values_list(*attnames, *extras)
         compiler = queryset.query.get_compiler(queryset.db)
         try:
             sql, params = self._sql(compiler)
         except EmptyResultSet:
             return []
         cursor = self._execute(sql, params)
-        if not annotations:
-            objects = entity._fetch_objects(cursor, offsets, max_fetch_count=None)
-        else:
-            objects = _annotated_objects(entity, offsets, compiler, annotations, cursor.fetchall())
-        return instances.flavoured(objects, self.queryset.model)
+        if not extras:
+            return [
+                (obj, {}) for obj in entity._fetch_objects(cursor, offsets, max_fetch_count=None)
+            ]
+        return _objects_with_values(entity, offsets, compiler, extras, cursor.fetchall())
 
 
-def _annotated_objects(
-    entity: Any, offsets: dict, compiler: Any, annotations: list[str], rows: list
-) -> list[Any]:
-    """Pony objects from rows whose last columns are ``annotate()`` values, set on each object.
+class Page:
+    """The objects one query loaded together, so a relation read on one loads for all.
 
-    The annotation values are converted by Django (as a Django instance gets
-    them); the columns by Pony, as for any other row.
+    ``obj.tags.all()`` on an object of a page of 100 runs one query for the
+    tags of the 100 (see :func:`djony.managers.page_related`), as a
+    ``prefetch_related`` would, but only once some code reads it.
     """
-    width = len(rows[0]) - len(annotations) if rows else 0
+
+    __slots__ = ("objects", "__weakref__")
+
+    def __init__(self, objects: list[Any]) -> None:
+        self.objects = objects
+
+    @classmethod
+    def mark(cls, objects: list[Any]) -> None:
+        if len(objects) > 1:
+            page = cls(objects)
+            for obj in objects:
+                obj._djony_page = page
+
+
+def _objects_with_values(
+    entity: Any, offsets: dict, compiler: Any, names: list[str], rows: list
+) -> list[tuple[Any, dict[str, Any]]]:
+    """Pony objects from rows whose last columns are ``annotate()``/``extra()`` values.
+
+    The values are converted by Django (as a Django instance gets them); the
+    columns by Pony, as for any other row.
+    """
+    width = len(rows[0]) - len(names) if rows else 0
     expressions = [column[0] for column in compiler.select[: compiler.col_count]]
     converters = {
         index: converter
@@ -283,17 +328,15 @@ def _annotated_objects(
         if index >= width
     }
     converted = compiler.apply_converters(rows, converters) if converters else rows
-    objects = []
+    result = []
     for row in converted:
         real_entity, pkval, avdict = entity._parse_row_(row[:width], offsets)
         obj = real_entity._get_from_identity_map_(pkval, "loaded")
         if obj._status_ in del_statuses:
             continue
         obj._db_set_(avdict)
-        for name, value in zip(annotations, row[width:], strict=True):
-            setattr(obj, name, value)
-        objects.append(obj)
-    return objects
+        result.append((obj, dict(zip(names, row[width:], strict=True))))
+    return result
 
 
 def _shape(queryset: models.QuerySet, iterable: type, rows: list[tuple]) -> list[Any]:

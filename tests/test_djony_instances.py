@@ -180,3 +180,25 @@ def test_objects_of_a_proxy_model_carry_the_proxys_meta() -> None:
         assert Author.p.select().first() is proxied  # one object per row in the session
         proxied.name = "Bea"
     assert Author.objects.get().name == "Bea"
+
+
+def test_a_relation_read_on_one_object_of_a_page_loads_it_for_the_whole_page(
+    writer: Writer, django_assert_num_queries
+) -> None:
+    from djony.querysets import PonyQuerySet
+
+    for number in range(5):
+        extra = Writer.objects.create(first_name=f"W{number}", last_name="X")
+        Note.objects.create(writer=extra, text=f"n{number}", rank=number)
+        Note.objects.create(writer=extra, text=f"hidden{number}", hidden=True)
+    expected = {w.pk: [n.text for n in w.note_set.all()] for w in Writer.objects.all()}
+    comments = {w.pk: [c.body for c in w.comments.all()] for w in Writer.objects.all()}
+    with db_session:
+        with django_assert_num_queries(4):  # the page, its notes, a content type, comments
+            page = list(PonyQuerySet(Writer.objects.order_by("id")))
+            seen = {w.pk: [n.text for n in w.note_set.all()] for w in page}
+            counts = {w.pk: w.note_set.count() for w in page}
+            seen_comments = {w.pk: [c.body for c in w.comments.all()] for w in page}
+        assert seen == expected and seen_comments == comments
+        assert counts == {pk: len(texts) for pk, texts in expected.items()}
+        page[0].note_set.filter(rank=1).count()  # a new lookup: a query of its own, as in Django
