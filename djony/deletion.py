@@ -217,7 +217,7 @@ def check_delete(obj: Any) -> None:
 
 
 def generic_related(obj: Any) -> list[Any]:
-    """The rows of ``obj``'s ``GenericRelation`` fields, which Django's collector deletes with it."""
+    """The rows of ``obj``'s ``GenericRelation`` fields: Django's collector deletes them with it."""
     from django.contrib.contenttypes.models import ContentType
 
     from djony.querysets import PonyQuerySet
