@@ -29,8 +29,8 @@ from typing import Any
 from django.db import models
 from pony.orm import Optional, PrimaryKey
 
-from djony import attributes, deletion, instances, managers
-from djony.types import ColumnType, column_type, data_types
+from djony import attributes, deletion, fieldvalues, instances, managers
+from djony.types import DEFAULT_DATA_TYPES, ColumnType, column_type, data_types
 
 
 @dataclass
@@ -211,11 +211,17 @@ class _Declarer:
             )
             return
         options = dict(kind.options)
+        py_type = kind.py_type
+        internal = field.get_internal_type()
+        built_in = self.types.get(internal) is DEFAULT_DATA_TYPES.get(internal, False)
+        if built_in and fieldvalues.needs_django_conversion(field):
+            py_type = fieldvalues.value_type(field)
+            options = {"optimistic": False}
         default = _default(field)
         if default is not None:
             options["default"] = default
         body[field.name] = Optional(
-            kind.py_type, column=field.column, nullable=True, unique=field.unique or None, **options
+            py_type, column=field.column, nullable=True, unique=field.unique or None, **options
         )
         info.paths[field.name] = (field.name,)
 

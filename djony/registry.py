@@ -37,6 +37,7 @@ def db(alias: str = DEFAULT_DB_ALIAS) -> Database:
 
 def _build(alias: str) -> Database:
     database = Database()
+    database.djony_alias = alias
     entities = declare_entities(database, list(apps.get_models(include_auto_created=False)))
     connection.bind(database, alias)
     database.generate_mapping(check_tables=False, create_tables=False)
@@ -47,10 +48,7 @@ def _build(alias: str) -> Database:
 
 def alias_of(database: Database) -> str:
     """The Django alias a Pony ``Database`` of djony's serves."""
-    for alias, known in _databases.items():
-        if known is database:
-            return alias
-    raise LookupError("this Pony Database is not one of djony's")
+    return database.djony_alias
 
 
 def entities(alias: str = DEFAULT_DB_ALIAS) -> dict[type[models.Model], Any]:

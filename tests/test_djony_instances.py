@@ -202,3 +202,18 @@ def test_a_relation_read_on_one_object_of_a_page_loads_it_for_the_whole_page(
         assert seen == expected and seen_comments == comments
         assert counts == {pk: len(texts) for pk, texts in expected.items()}
         page[0].note_set.filter(rank=1).count()  # a new lookup: a query of its own, as in Django
+
+
+def test_custom_field_values_as_from_db_value_gives_them() -> None:
+    from tests.instances.models import Tagged
+
+    tagged = Tagged.objects.create(words=["a", "b"])
+    with db_session:
+        obj = Tagged.p[tagged.pk]
+        assert obj.words == tagged.words == ["a", "b"]
+        obj.words = ["c"]
+        created = Tagged.p(words=["d", "e"])
+        created.flush()
+        assert created.words == ["d", "e"]
+    assert Tagged.objects.get(pk=tagged.pk).words == ["c"]
+    assert Tagged.objects.get(pk=created.pk).words == ["d", "e"]

@@ -99,3 +99,22 @@ class Comment(models.Model):
 
     class Meta:
         ordering = ["id"]
+
+
+class CommaSeparatedField(models.TextField):
+    """A custom field on a known column type that converts its values (a list of words)."""
+
+    def from_db_value(self, value, expression, connection):
+        return None if value is None else [word for word in value.split(",") if word]
+
+    def to_python(self, value):
+        if isinstance(value, list) or value is None:
+            return value
+        return [word for word in value.split(",") if word]
+
+    def get_prep_value(self, value):
+        return None if value is None else ",".join(value)
+
+
+class Tagged(models.Model):
+    words = CommaSeparatedField(null=True, blank=True)
