@@ -31,16 +31,19 @@ from tastypie import http
 from tastypie.authorization import Authorization, ReadOnlyAuthorization
 from tastypie.bundle import Bundle
 from tastypie.cache import NoCache
+from tastypie.contrib.contenttypes.fields import GenericForeignKeyField
 from tastypie.exceptions import BadRequest, InvalidFilterError, NotFound
 from tastypie.fields import FileField, ToManyField, ToOneField
 from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass, Resource
 from tastypie.utils.mime import build_content_type
 
 from tastypie_djony.checks import register_resource
+from tastypie_djony.contenttypes import DjonyGenericForeignKeyField
 from tastypie_djony.fastpath import Fallback, ListPlan, NotPlannable, render_json
 from tastypie_djony.fields import (
     DjonyToOneField,
     SetField,
+    _with_mixin,
     as_file_field,
     as_set_field,
     as_to_one_field,
@@ -131,7 +134,11 @@ class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarati
     def __init__(self, api_name: str | None = None) -> None:
         super().__init__(api_name=api_name)
         for name, field in self.fields.items():
-            if isinstance(field, ToManyField):
+            if isinstance(field, GenericForeignKeyField):
+                self.fields[name] = _with_mixin(
+                    field, DjonyGenericForeignKeyField, GenericForeignKeyField
+                )
+            elif isinstance(field, ToManyField):
                 self.fields[name] = as_set_field(field)
             elif isinstance(field, ToOneField):
                 self.fields[name] = as_to_one_field(field)
