@@ -50,6 +50,7 @@ from tastypie_djony.fields import (
 )
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import Relation, ToOneRelation, make_loader, make_to_one_loader
+from tastypie_djony.sessions import OutsideRequestMixin
 from tastypie_djony.uris import DetailUriTemplate
 from tastypie_djony.writes import COMMIT_ERRORS, WRITES_THROUGH_DJANGO, PonyWritesMixin
 
@@ -124,7 +125,9 @@ def _served_by_pony(get_object_list: Callable) -> Callable:
     return wrapper
 
 
-class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarativeMetaclass):
+class DjonyResource(
+    OutsideRequestMixin, PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarativeMetaclass
+):
     """A ``ModelResource`` whose reads and writes go through Pony ORM.
 
     ``Meta.writes = "django"`` keeps reads on Pony but saves and deletes
