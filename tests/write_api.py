@@ -63,6 +63,9 @@ from tests.testapp.models import (
 
 SPELLINGS = ("model", "djony", "djony2013")
 
+#: A ``threading.Barrier`` that ``GatedAuthorResource.hydrate`` waits at, if set.
+GATE = None
+
 #: api_name -> spelling; ``v2`` is the reference.
 APIS = {"v2": "model", "v3": "djony", "v3o": "djony2013"}
 
@@ -327,7 +330,18 @@ def build_write_api(api_name: str, spelling: str) -> Api:
                 bundle.obj.country_by_code_id = bundle.data["country_code"]
             return bundle
 
+    class GatedAuthorResource(base):
+        """``hydrate()`` waits at :data:`GATE` when a test sets one (concurrent PATCHes)."""
+
+        Meta = meta(Author, resource_name="gated", fields=["id", "name", "email", "born"])
+
+        def hydrate(self, bundle):
+            if GATE is not None:
+                GATE.wait()
+            return bundle
+
     resources = [
+        GatedAuthorResource,
         AllTypesEveryFieldResource,
         ShoutingCountryResource,
         BookWithDetailResource,
