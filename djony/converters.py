@@ -157,9 +157,16 @@ class SQLiteDecimalConverter(DecimalConverter):
 
 
 class JsonConverter(dbapiprovider.JsonConverter):
-    """JSON text byte-for-byte as Django's JSONField writes it."""
+    """JSON text byte-for-byte as Django's JSONField writes it; ``None`` is SQL NULL.
+
+    (Pony writes an update's ``None`` as the JSON text ``null``; Django's
+    ``JSONField`` stores ``None`` as SQL NULL.)
+    """
 
     json_kwargs: dict = {}
+
+    def val2dbval(self, val: Any, obj: Any = None) -> Any:
+        return None if val is None else super().val2dbval(val, obj)
 
 
 class BoolConverter(dbapiprovider.BoolConverter):

@@ -26,6 +26,7 @@ from tests.test_differential_writes import (
     post,
     put,
 )
+from tests.testapp.models import AllTypes
 
 transactional_db = write_api.write_db_fixture()  # see its docstring
 pytestmark = pytest.mark.usefixtures("transactional_db")
@@ -216,3 +217,20 @@ def test_reference(case: Case) -> None:
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_write(case: Case, api: str) -> None:
     check_case(case, api, bugs=KNOWN_BUGS, intended_tables=(INTENDED,))
+
+
+@pytest.mark.parametrize("api", ["v2", *TARGETS])
+@pytest.mark.parametrize(
+    "method,path,expected_id",
+    [("POST", "alltypes/", 100), ("PUT", "alltypes/1/", 1), ("PATCH", "alltypes/1/", 1)],
+)
+def test_json_null_is_sql_null(api: str, method: str, path: str, expected_id: int) -> None:
+    """JSON ``null`` for a nullable JSONField is SQL NULL (Django's ``None``), not JSON null.
+
+    The row snapshots cannot tell them apart (Django reads both as ``None``);
+    ``data__isnull`` can.
+    """
+    write_api.reset()
+    response = write_api.send(write_api.api_client(), api, method, path, {"data": None})
+    assert response.status_code < 300, response.content
+    assert AllTypes.objects.filter(pk=expected_id, data__isnull=True).exists()
