@@ -1346,9 +1346,10 @@ _reference_runs: dict[str, Run] = {}
 
 
 def reference(case: Case) -> Run:
-    if case.name not in _reference_runs:
-        _reference_runs[case.name] = run_case(case, REFERENCE)
-    return _reference_runs[case.name]
+    key = f"{case.name}\n{case.text()}"  # names are unique per module, not across modules
+    if key not in _reference_runs:
+        _reference_runs[key] = run_case(case, REFERENCE)
+    return _reference_runs[key]
 
 
 # =============================================================================

@@ -94,7 +94,7 @@ case(
 )
 case("patch_with_id_in_body", C, patch("tag/2/", {"id": 2, "name": "old"}), expect=202)
 case("patch_restaurant_mti", C, patch("restaurant/2/", {"serves_pizza": False}), expect=202)
-case("patch_restaurant_mti_parent_field", C, patch("restaurant/2/", {"name": "L."}), expect=202)
+case("patch_restaurant_mti_parent_name", C, patch("restaurant/2/", {"name": "L."}), expect=202)
 case("patch_empty_body", C, patch("book/1/", {}), expect=202)
 
 
