@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "tastypie",
     "rest_framework",
     "tests.testapp",
+    "tests.patterns",
     "example_project.showcase",
 ]
 
