@@ -16,3 +16,4 @@ APIS = {
 }
 
 urlpatterns: list = [path("", include(api.urls)) for api in APIS.values()]
+urlpatterns.append(path("patterns/", include("tests.patterns.urls")))
