@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pytest
 from django.apps import apps
@@ -29,6 +29,7 @@ from django.core.management.color import no_style
 from django.db import connection, models
 from django.utils import timezone
 
+from tests.patterns.seed import TOKENS, USER_IDS
 from tests.test_differential_writes import (
     UUID_RE,
     Placeholders,
@@ -41,7 +42,6 @@ from tests.test_differential_writes import (
     _show,
     table_problems,
 )
-from tests.patterns.seed import TOKENS, USER_IDS
 from tests.write_api import API_MARKER, _plain, api_client, send
 
 REFERENCE = "patterns/v2"
@@ -94,7 +94,9 @@ def snapshot() -> dict[str, list[dict]]:
     # The users of the module: a nested user in a request body may write them.
     # (``last_login`` changes with every login; password and date_joined are no API fields.)
     columns = [f.attname for f in User._meta.concrete_fields if f.name not in USER_VOLATILE]
-    result["auth_user"] = list(User.objects.filter(pk__in=USER_IDS.values()).order_by("pk").values(*columns))
+    result["auth_user"] = list(
+        User.objects.filter(pk__in=USER_IDS.values()).order_by("pk").values(*columns)
+    )
     return result
 
 
@@ -159,7 +161,7 @@ class Scenario:
     expect: tuple[int, ...]
     client: str = "anonymous"
     setup: Callable[[], None] | None = None
-    known_uuids: frozenset[str] = field(default=frozenset())
+    modelresource_500: str = ""  # why ModelResource answers 500 to the last request
 
     def __post_init__(self) -> None:
         assert len(self.expect) == len(self.requests), self.name
@@ -168,9 +170,13 @@ class Scenario:
         return "\n".join(r.text() for r in self.requests)
 
 
-def scenario(name: str, *requests: Req, expect, client="anonymous", setup=None) -> Scenario:
+def scenario(
+    name: str, *requests: Req, expect, client="anonymous", setup=None, modelresource_500=""
+) -> Scenario:
+    """A :class:`Scenario`; ``modelresource_500`` marks a last request that
+    ModelResource answers 500 and DjonyResource must answer 400, changing nothing."""
     expect = (expect,) if isinstance(expect, int) else tuple(expect)
-    return Scenario(name, tuple(requests), expect, client, setup)
+    return Scenario(name, tuple(requests), expect, client, setup, modelresource_500)
 
 
 def client_for(username: str):
@@ -180,7 +186,7 @@ def client_for(username: str):
     return client
 
 
-def run(case: Scenario, api: str, known: set[str] = frozenset()) -> Run:
+def run(case: Scenario, api: str) -> Run:
     """Reset, set up, send every request; responses and tables, normalised."""
     reset()
     if case.setup:
@@ -206,7 +212,7 @@ def run(case: Scenario, api: str, known: set[str] = frozenset()) -> Run:
         snapshots.append(snapshot())
     window = (start, timezone.now())
     prefix = f"/{api}/"
-    placeholders = Placeholders(TOKENS | set(known) | set(UUID_RE.findall(case.text())))
+    placeholders = Placeholders(TOKENS | set(UUID_RE.findall(case.text())))
     responses = []
     for item in raw:
         item = {
@@ -296,11 +302,50 @@ def check_reference(reference: Reference, case: Scenario) -> None:
     """ModelResource answers with the statuses the scenario expects."""
     got = tuple(r["status"] for r in reference(case).responses)
     assert got == case.expect, f"v2 answered {got}, the scenario expects {case.expect}\n" + (
-        "\n".join(_show(r.get("body") or r.get("exception", ""), 400) for r in reference(case).responses)
+        "\n".join(
+            _show(r.get("body") or r.get("exception", ""), 400) for r in reference(case).responses
+        )
     )
 
 
-def check_twin(reference: Reference, case: Scenario) -> None:
-    """DjonyResource gives ModelResource's answers and rows, request by request."""
-    problems = compare(reference(case), run(case, TARGET))
+def error_of(response: dict) -> str:
+    """The ``error`` of a JSON error body, or ``""``."""
+    try:
+        body = json.loads(response.get("body") or "")
+    except ValueError:
+        return ""
+    return body.get("error", "") if isinstance(body, dict) else ""
+
+
+def check_twin(reference: Reference, case: Scenario) -> list[str]:
+    """DjonyResource gives ModelResource's answers and rows, request by request.
+
+    For a ``modelresource_500`` scenario: the same up to the last request,
+    which v2 answers 500 (asserted, so the marker cannot go stale) and v3
+    answers 400 with an error message, leaving every row as it was.
+    Returns v3's run's last response for further checks.
+    """
+    expected, got = reference(case), run(case, TARGET)
+    if not case.modelresource_500:
+        problems = compare(expected, got)
+        assert not problems, f"{case.name}:\n" + "\n".join(problems)
+        return got.responses[-1]
+    n = len(case.requests)
+    assert expected.responses[-1]["status"] == 500, (
+        f"marked as a ModelResource 500 ({case.modelresource_500}) but v2 answered "
+        f"{expected.responses[-1]['status']}: remove the marker"
+    )
+    problems = compare(expected, got, upto=n - 1)
+    have = got.responses[-1]
+    if have["status"] != 400:
+        problems.append(
+            f"v2 answers 500 ({case.modelresource_500}); v3 must answer 400, got "
+            f"{have['status']}: {_show(have.get('body') or have.get('exception', ''))}"
+        )
+    elif not error_of(have):
+        problems.append(f"v3 answered 400 without an error message: {have.get('body')!r}")
+    problems += table_problems(
+        got.tables[n - 1], got.tables[n], ("v3 before the last request", "v3 after it (unchanged)")
+    )
     assert not problems, f"{case.name}:\n" + "\n".join(problems)
+    return have
