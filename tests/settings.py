@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "tastypie",
     "rest_framework",
     "tests.testapp",
+    "tests.instances",
     "tests.patterns",
     "example_project.showcase",
 ]

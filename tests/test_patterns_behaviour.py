@@ -53,7 +53,7 @@ CASES = [
         get("writer/1/"),
         expect=(202, 200),
     ),
-    scenario("delete_writer", delete("writer/3/"), get("writer/"), expect=(204, 200)),
+    scenario("delete_scribe", delete("writer/3/"), get("writer/"), expect=(204, 200)),
     # The proxy's permissions, not the concrete model's.
     scenario(
         "proxy_perms_read_write",

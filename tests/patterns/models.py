@@ -60,7 +60,7 @@ class LinkMixin:
         return f"{self.url_prefix}{self.slug}/"
 
 
-class Writer(LinkMixin, Named):
+class Scribe(LinkMixin, Named):
     STATUSES = [("d", "Draft"), ("a", "Active"), ("r", "Retired")]
 
     slug = models.SlugField(unique=True)
@@ -87,7 +87,7 @@ class Writer(LinkMixin, Named):
         return self.name.upper() + "!"
 
 
-class ActiveWriter(Writer):
+class ActiveScribe(Scribe):
     """A proxy with a method of its own (and its own permissions)."""
 
     class Meta:
@@ -108,7 +108,7 @@ class Label(models.Model):
 class Novel(models.Model):
     title = models.CharField(max_length=200)
     year = models.IntegerField(default=2000)
-    writer = models.ForeignKey(Writer, on_delete=models.CASCADE)  # writer.novel_set
+    writer = models.ForeignKey(Scribe, on_delete=models.CASCADE)  # writer.novel_set
     labels = models.ManyToManyField(Label, blank=True, related_name="novels")
 
     class Meta:
@@ -141,14 +141,14 @@ class Article(models.Model):
     """Tastypie's authorization test app: ``article.authors.all()``."""
 
     title = models.CharField(max_length=200)
-    authors = models.ManyToManyField(Writer, related_name="articles")
+    authors = models.ManyToManyField(Scribe, related_name="articles")
 
     def __str__(self) -> str:
         return self.title
 
 
 # --- ownership -------------------------------------------------------------------
-class Note(models.Model):
+class Jotting(models.Model):
     title = models.CharField(max_length=100)
     body = models.TextField(blank=True)
     owner = models.ForeignKey(

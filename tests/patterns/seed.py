@@ -23,14 +23,14 @@ TOKENS = {str(TOKEN_A), str(TOKEN_B)}
 def create() -> None:
     alice, bob = USER_IDS["alice"], USER_IDS["bob"]
     # Writers 1-3; Labels 1-4 (ordered "-name": space, short, classic, ai).
-    ann = m.Writer.objects.create(
+    ann = m.Scribe.objects.create(
         name="Ann Leckie", slug="ann", first_name="Ann", last_name="Leckie", status="a",
         keywords=["space", "ai"], owner_id=alice,
     )  # fmt: skip
-    bo = m.Writer.objects.create(
+    bo = m.Scribe.objects.create(
         name="Bo Bardi", slug="bo", first_name="Bo", last_name="Bardi", status="d", owner_id=bob
     )
-    cy = m.Writer.objects.create(
+    cy = m.Scribe.objects.create(
         name="Cy Twombly", slug="cy", first_name="Cy", last_name="Twombly", status="r",
         keywords=["art"],
     )  # fmt: skip
@@ -48,9 +48,9 @@ def create() -> None:
     m.Article.objects.create(title="On AI").authors.set([ann, bo])
     m.Article.objects.create(title="Solo").authors.set([cy])
     # Notes 1-3: two of alice's, one of bob's.
-    m.Note.objects.create(title="alice's note", body="one", owner_id=alice)
-    m.Note.objects.create(title="alice again", body="two", owner_id=alice)
-    m.Note.objects.create(title="bob's note", body="three", owner_id=bob)
+    m.Jotting.objects.create(title="alice's note", body="one", owner_id=alice)
+    m.Jotting.objects.create(title="alice again", body="two", owner_id=alice)
+    m.Jotting.objects.create(title="bob's note", body="three", owner_id=bob)
     m.Document.objects.create(
         title="Spec",
         summary="short",

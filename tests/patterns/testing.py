@@ -53,12 +53,12 @@ USERS: dict[str, tuple[str, ...]] = {
     "alice": (),
     "bob": (),
     "proxy_user": (
-        "view_activewriter",
-        "add_activewriter",
-        "change_activewriter",
-        "delete_activewriter",
+        "view_activescribe",
+        "add_activescribe",
+        "change_activescribe",
+        "delete_activescribe",
     ),
-    "concrete_user": ("view_writer", "add_writer", "change_writer", "delete_writer"),
+    "concrete_user": ("view_scribe", "add_scribe", "change_scribe", "delete_scribe"),
 }
 PASSWORD = "secret"
 

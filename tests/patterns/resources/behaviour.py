@@ -9,7 +9,7 @@ from tastypie import fields
 from tastypie.authorization import Authorization, DjangoAuthorization
 from tastypie.constants import ALL
 
-from tests.patterns.models import ActiveWriter, Writer
+from tests.patterns.models import ActiveScribe, Scribe
 
 
 def build(base: type) -> list[type]:
@@ -27,7 +27,7 @@ def build(base: type) -> list[type]:
         shout = fields.CharField(readonly=True, null=True)
 
         class Meta:
-            queryset = Writer.objects.all()
+            queryset = Scribe.objects.all()
             resource_name = "writer"
             include_absolute_url = True
             authorization = Authorization()
@@ -53,7 +53,7 @@ def build(base: type) -> list[type]:
         badge = fields.CharField(attribute="badge", readonly=True)
 
         class Meta:
-            queryset = ActiveWriter.objects.all()
+            queryset = ActiveScribe.objects.all()
             resource_name = "activewriter"
             fields = ["id", "name", "slug", "first_name", "last_name", "status"]
             authorization = DjangoAuthorization()
@@ -64,7 +64,7 @@ def build(base: type) -> list[type]:
         badge = fields.CharField(attribute="badge", readonly=True)
 
         class Meta:
-            queryset = ActiveWriter.objects.all()
+            queryset = ActiveScribe.objects.all()
             resource_name = "proxywriter"
             fields = ["id", "name", "slug", "first_name", "last_name", "status"]
             authorization = Authorization()

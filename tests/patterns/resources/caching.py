@@ -6,7 +6,7 @@ from tastypie import fields
 from tastypie.authorization import Authorization
 from tastypie.cache import SimpleCache
 
-from tests.patterns.models import Novel, Writer
+from tests.patterns.models import Novel, Scribe
 
 
 def build(base: type) -> list[type]:
@@ -14,7 +14,7 @@ def build(base: type) -> list[type]:
         full_name = fields.CharField(attribute="full_name", readonly=True)
 
         class Meta:
-            queryset = Writer.objects.all()
+            queryset = Scribe.objects.all()
             resource_name = "cachedwriter"
             fields = ["id", "name", "slug", "status"]
             authorization = Authorization()

@@ -10,7 +10,7 @@ from tastypie import fields
 from tastypie.authorization import Authorization
 from tastypie.exceptions import ApiFieldError, Unauthorized
 
-from tests.patterns.models import Note
+from tests.patterns.models import Jotting
 
 
 class UserObjectsOnlyAuthorization(Authorization):
@@ -55,7 +55,7 @@ def build(base: type) -> list[type]:
         owner = fields.ToOneField(MemberResource, "owner", readonly=True)
 
         class Meta:
-            queryset = Note.objects.all()
+            queryset = Jotting.objects.all()
             resource_name = "note"
             authorization = UserObjectsOnlyAuthorization()
             always_return_data = True

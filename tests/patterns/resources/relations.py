@@ -11,7 +11,7 @@ from tastypie.authorization import Authorization
 from tastypie.constants import ALL
 from tastypie.exceptions import Unauthorized
 
-from tests.patterns.models import Article, Critique, Label, Novel, Writer
+from tests.patterns.models import Article, Critique, Label, Novel, Scribe
 
 
 class AuthorsOnly(Authorization):
@@ -99,7 +99,7 @@ def build(base: type) -> list[type]:
         novels = fields.ToManyField(NovelResource, "novel_set", null=True, full=True)
 
         class Meta:
-            queryset = Writer.objects.all()
+            queryset = Scribe.objects.all()
             resource_name = "novelist"
             fields = ["id", "name", "slug"]
             authorization = Authorization()

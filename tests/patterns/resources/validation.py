@@ -8,13 +8,13 @@ from tastypie import fields
 from tastypie.authorization import Authorization
 from tastypie.validation import CleanedDataFormValidation, FormValidation
 
-from tests.patterns.models import Note
+from tests.patterns.models import Jotting
 from tests.patterns.resources.ownership import build as build_ownership
 
 
 class NoteForm(forms.ModelForm):
     class Meta:
-        model = Note
+        model = Jotting
         fields = ["title", "body", "owner"]
 
     def clean_title(self):
@@ -31,7 +31,7 @@ def build(base: type) -> list[type]:
         owner = fields.ToOneField(member, "owner")
 
         class Meta:
-            queryset = Note.objects.all()
+            queryset = Jotting.objects.all()
             resource_name = "formnote"
             authorization = Authorization()
             validation = FormValidation(form_class=NoteForm)
@@ -40,7 +40,7 @@ def build(base: type) -> list[type]:
         owner = fields.ToOneField(member, "owner")
 
         class Meta:
-            queryset = Note.objects.all()
+            queryset = Jotting.objects.all()
             resource_name = "cleannote"
             authorization = Authorization()
             validation = CleanedDataFormValidation(form_class=NoteForm)
