@@ -22,7 +22,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.management.color import no_style
 from django.db import connections, transaction
 
-from example_project.showcase.progress import Progress
+from tastypie_djony.verify.progress import Progress
 
 RANDOM_SEED = 2013
 SPECIAL_USER_ID = 3
