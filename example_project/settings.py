@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "django.contrib.auth",
     "djony",
     "tastypie",
+    "tastypie_djony",  # manage.py djony_verify
     "rest_framework",
     "example_project.showcase",
 ]

@@ -97,27 +97,27 @@ def answer_difference(
 ) -> str | None:
     """What differs between two answers to the same request, or ``None``.
 
-    Status first, then headers (except :data:`VOLATILE_HEADERS`), then the
-    body: as data when both are JSON (key order and spacing still matter
-    to a byte-for-byte client, so equal data in other bytes is reported
-    too), else byte for byte.
+    Status first, then headers (except :data:`VOLATILE_HEADERS`, and
+    ``Content-Length`` when both bodies are JSON), then the body: as data when
+    both are JSON (equal data in other bytes is the same answer), else byte
+    for byte.
     """
     if a.status != b.status:
         return f"status {a.status} != {b.status}"
+    data_a, data_b = decode_json(a.body), decode_json(b.body)
+    both_json = data_a is not None and data_b is not None
     headers_a, headers_b = _comparable(a.headers), _comparable(b.headers)
+    if both_json:
+        headers_a.pop("content-length", None)
+        headers_b.pop("content-length", None)
     for name in sorted(set(headers_a) | set(headers_b)):
         if headers_a.get(name) != headers_b.get(name):
             return f"header {name}: {headers_a.get(name)!r} != {headers_b.get(name)!r}"
     if a.body == b.body:
         return None
-    data_a, data_b = decode_json(a.body), decode_json(b.body)
-    if data_a is not None and data_b is not None:
+    if both_json:
         where = json_difference(data_a, data_b)
-        if where:
-            return f"body at {where}"
-        return "body: same JSON data, other bytes; " + byte_difference(
-            a.body, b.body, labels=labels
-        )
+        return f"body at {where}" if where else None
     return "body: " + byte_difference(a.body, b.body, labels=labels)
 
 
