@@ -197,7 +197,7 @@ class _Watched:
             target = field.m2m_reverse_field_name()
             links = through._base_manager.using(self.using).filter(**{f"{source}__in": keys})
             found[through._meta.db_table] = sorted(
-                (self._key(s), t) for s, t in links.values_list(source, target)
+                ((str(self._key(s)), t) for s, t in links.values_list(source, target)), key=repr
             )
         return found
 

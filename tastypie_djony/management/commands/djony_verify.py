@@ -174,7 +174,8 @@ class Command(BaseCommand):
                     answer, _ = runner.send(side, generation.Request("", "GET", path))
                     return decode_json(answer.body) if answer.status == 200 else None
 
-                requests += list(generation.write_requests(resource, alias, fetch_json))
+                # First, so that --max-requests does not cut them off.
+                requests = [*generation.write_requests(resource, alias, fetch_json), *requests]
             plans.append(requests)
         if options["from_log"]:
             uris = {r.get_resource_uri(): r.get_resource_uri() for r in resources}
