@@ -45,6 +45,14 @@ def _build(alias: str) -> Database:
     return database
 
 
+def alias_of(database: Database) -> str:
+    """The Django alias a Pony ``Database`` of djony's serves."""
+    for alias, known in _databases.items():
+        if known is database:
+            return alias
+    raise LookupError("this Pony Database is not one of djony's")
+
+
 def entities(alias: str = DEFAULT_DB_ALIAS) -> dict[type[models.Model], Any]:
     """Model -> entity for every mapped model of ``alias``."""
     db(alias)
