@@ -119,6 +119,32 @@ class PonyQuerySet:
     def values_list(self, *fields: str, flat: bool = False, named: bool = False) -> PonyQuerySet:
         return self._chain(self.queryset.values_list(*fields, flat=flat, named=named))
 
+    def annotate(self, *args: Any, **kwargs: Any) -> PonyQuerySet:
+        """Annotations become attributes of the objects, as on Django instances."""
+        return self._chain(self.queryset.annotate(*args, **kwargs))
+
+    def alias(self, *args: Any, **kwargs: Any) -> PonyQuerySet:
+        return self._chain(self.queryset.alias(*args, **kwargs))
+
+    def extra(self, *args: Any, **kwargs: Any) -> PonyQuerySet:
+        """Extra ``select`` values become attributes of the objects, as on Django instances."""
+        return self._chain(self.queryset.extra(*args, **kwargs))
+
+    def select_for_update(self, *args: Any, **kwargs: Any) -> PonyQuerySet:
+        return self._chain(self.queryset.select_for_update(*args, **kwargs))
+
+    def defer(self, *fields: Any) -> PonyQuerySet:
+        return self  # Pony loads whole rows; the values read are the same.
+
+    def only(self, *fields: Any) -> PonyQuerySet:
+        return self  # Pony loads whole rows; the values read are the same.
+
+    def aggregate(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """Django's ``aggregate()``, after Pony's pending writes reached the database."""
+        if pony_local.db_session is not None:
+            self.entity._database_._get_cache().flush()
+        return self.queryset.aggregate(*args, **kwargs)
+
     def select_related(self, *fields: Any) -> PonyQuerySet:
         return self  # Pony loads relations by key: nothing to join up front.
 

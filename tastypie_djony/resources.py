@@ -88,15 +88,13 @@ class DjonyDeclarativeMetaclass(ModelDeclarativeMetaclass):
 def check_queryset(resource_name: str, queryset: Any, where: str = "Meta.queryset") -> None:
     """Refuse QuerySet features an object list of Pony objects cannot carry.
 
-    ``filter``/``exclude``/``order_by``/``distinct``/``annotate`` are served
-    (annotations become attributes of the objects, as on Django instances);
+    ``filter``/``exclude``/``order_by``/``distinct``/``annotate``/``extra`` are
+    served (annotations become attributes of the objects, as on Django instances);
     ``select_related``/``prefetch_related`` are not needed (related data is
     loaded per page).
     """
     query = queryset.query
     unsupported = []
-    if query.extra:
-        unsupported.append("extra()")
     if query.values_select or queryset._iterable_class is not ModelIterable:
         unsupported.append("values()/values_list()")
     if query.combinator:

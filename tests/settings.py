@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "tests.testapp",
     "tests.instances",
+    "tests.patterns",
     "example_project.showcase",
 ]
 
