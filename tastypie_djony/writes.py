@@ -5,15 +5,23 @@ Tastypie's write flow (``full_hydrate`` -> ``save`` -> ``save_related`` ->
 ORM are replaced:
 
 * new objects are :class:`~tastypie_djony.drafts.Draft` objects until they
-  are saved, then Pony entities;
+  are saved, then Pony entities; as with ``Model.save()``, a draft whose
+  client-chosen key names an existing row updates that row;
+* existing objects are edited through :class:`~tastypie_djony.drafts.DjangoValues`:
+  assignments are kept and written when saved, a PATCH only the fields it
+  sent (``save(update_fields=...)``), so what ``full_dehydrate`` made of
+  the other fields is never written back;
 * ``save`` inserts or flushes through Pony right away, so a constraint the
   database refuses (unique, not null, too long) is a 400 for that request;
-* ``save_m2m`` replaces a to-many relation through Pony;
+* ``save_related`` links reverse one-to-one objects (``related_name``)
+  through Pony; ``save_m2m`` replaces a to-many relation through Pony;
 * deletes follow Django's ``on_delete`` (djony's entity hooks); a PROTECT or
-  RESTRICT that blocks a delete is a 400 naming the rows in the way.
+  RESTRICT that blocks a delete is a 400 naming the rows in the way (see
+  :mod:`tastypie_djony.refusals` for how refusals are worded).
 
 Every write request runs in one ``transaction.atomic()`` (see
-``DjonyResource.wrap_view``): if the response is an error, nothing stays.
+``DjonyResource.wrap_view``): if the response is an error, nothing stays;
+a refusal at commit (a deferred constraint) is a 400 in Tastypie's format.
 
 ``Meta.writes = "django"`` sends a resource's writes through the Django
 model instead (``Model.save()``, signals, ``ModelResource``'s own code);
