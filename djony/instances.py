@@ -30,6 +30,7 @@ import types
 from typing import Any
 
 from django.db import models
+from django.db.models.base import ModelState
 from pony.orm.core import Entity as PonyEntity
 
 #: Model attributes never copied: Django's machinery, or Pony's.
@@ -88,6 +89,32 @@ class DjangoInstance:
     _get_pk_val = models.Model._get_pk_val
     if hasattr(models.Model, "_is_pk_set"):  # Django 5.2+
         _is_pk_set = models.Model._is_pk_set
+
+    # Validation, as ModelForm (Tastypie's FormValidation) runs it on the instance.
+    full_clean = models.Model.full_clean
+    clean_fields = models.Model.clean_fields
+    clean = models.Model.clean
+    validate_unique = models.Model.validate_unique
+    validate_constraints = models.Model.validate_constraints
+    get_constraints = models.Model.get_constraints
+    _get_unique_checks = models.Model._get_unique_checks
+    _perform_unique_checks = models.Model._perform_unique_checks
+    _perform_date_checks = models.Model._perform_date_checks
+    date_error_message = models.Model.date_error_message
+    unique_error_message = models.Model.unique_error_message
+    _get_field_expression_map = models.Model._get_field_expression_map
+    if hasattr(models.Model, "_get_next_or_previous_in_order"):
+        _get_next_or_previous_in_order = models.Model._get_next_or_previous_in_order
+
+    @property
+    def _state(self) -> ModelState:
+        """Django's instance state: ``adding`` until the row exists, the database alias."""
+        from djony.registry import alias_of
+
+        state = ModelState()
+        state.adding = self._status_ in ("created", "cancelled")
+        state.db = alias_of(self._database_)
+        return state
 
     def __str__(self) -> str:
         return f"{self._meta.object_name} object ({self.pk})"
@@ -211,6 +238,9 @@ def entity_methods(model: type[models.Model], behaviour: type) -> dict[str, Any]
         "__eq__": _eq,
         "__hash__": _hash,
         "__reduce__": _reduce,
+        # Read from ``obj.__class__`` by Django's validation (validate_unique).
+        "_default_manager": model._meta.default_manager,
+        "_base_manager": model._meta.base_manager,
     }
     for name in ENTITY_DUNDERS:
         value = getattr(behaviour, name, None)
