@@ -64,7 +64,7 @@ class DjonyObjectList(PonyQuerySet):
             probe.query.get_compiler(self.queryset.db).get_order_by()
         except FieldError:
             # Django's message lists the model's columns: not for clients.
-            names = ", ".join(repr(field.lstrip("-")) for field in fields)
+            names = ", ".join(repr(str(field).lstrip("-")) for field in fields)
             raise InvalidSortError(f"Cannot order by {names}: no such field.") from None
         return chained
 
