@@ -248,11 +248,30 @@ def entity_methods(model: type[models.Model], behaviour: type) -> dict[str, Any]
         "_default_manager": model._meta.default_manager,
         "_base_manager": model._meta.base_manager,
     }
+    for manager in model._meta.managers:
+        if manager.name not in dir(PonyEntity):
+            body[manager.name] = ManagerOnClass(manager)
     for name in ENTITY_DUNDERS:
         value = getattr(behaviour, name, None)
         if value is not None and value is not getattr(object, name, None):
             body[name] = value
     return body
+
+
+class ManagerOnClass:
+    """The model's manager on the entity class (``type(obj).objects``), as on the model.
+
+    Model code reads it (``AbstractUser.clean``: ``self.__class__.objects``); it
+    gives Django's manager (Django instances), and, as Django's, not on objects.
+    """
+
+    def __init__(self, manager: models.Manager) -> None:
+        self.manager = manager
+
+    def __get__(self, instance: Any, owner: type) -> models.Manager:
+        if instance is not None:
+            raise AttributeError(f"Manager isn't accessible via {owner.__name__} instances")
+        return self.manager
 
 
 def _eq(self: Any, other: Any) -> Any:
