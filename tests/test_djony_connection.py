@@ -80,13 +80,15 @@ class ConnectionLifecycleTests(AutocommitTestCase):
         """The server drops the connection: the next query fails, Django's health check
         closes the connection, and Pony reconnects through Django."""
         assert count_tags() == 0
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_backend_pid()")  # either driver
+                (backend_pid,) = cursor.fetchone()
         killer = connections.create_connection("default")
         try:
             with killer.cursor() as cursor:
                 if connection.vendor == "postgresql":
-                    cursor.execute(
-                        "SELECT pg_terminate_backend(%s)", [connection.connection.get_backend_pid()]
-                    )
+                    cursor.execute("SELECT pg_terminate_backend(%s)", [backend_pid])
                 else:
                     cursor.execute(f"KILL {connection.connection.thread_id()}")
         finally:
