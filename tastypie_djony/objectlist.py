@@ -26,7 +26,9 @@ from django.db import DataError, NotSupportedError, models
 from pony.orm.core import local as pony_local
 from tastypie.exceptions import BadRequest, InvalidSortError
 
-from djony.registry import entity_for
+from djony import backends
+from djony.compat import none_as_json_null
+from djony.registry import entity_for, pin_reads
 
 #: Errors Django raises while compiling SQL for a client's filter value.
 COMPILE_ERRORS = (
@@ -38,10 +40,6 @@ COMPILE_ERRORS = (
     NotSupportedError,
 )
 
-#: Larger offsets or limits than any database accepts.
-MAX_ROWS = 2**63 - 1
-MAX_ROWS_MYSQL = 2**64 - 1  # MySQL's LIMIT and OFFSET are unsigned
-
 
 class DjonyObjectList:
     """A lazy, chainable list of Pony objects described by a Django QuerySet.
@@ -52,7 +50,7 @@ class DjonyObjectList:
     """
 
     def __init__(self, queryset: models.QuerySet, loaders: tuple = ()) -> None:
-        self.queryset = queryset
+        self.queryset = pin_reads(queryset)  # a write request reads its own writes
         self.loaders = loaders
         self._result: list[Any] | None = None
 
@@ -78,10 +76,12 @@ class DjonyObjectList:
 
     def filter(self, *args: Any, **kwargs: Any) -> DjonyObjectList:
         with _lookup_errors_as_bad_request():
+            kwargs = none_as_json_null(self.queryset.query, kwargs)
             return self._chain(self.queryset.filter(*args, **kwargs))
 
     def exclude(self, *args: Any, **kwargs: Any) -> DjonyObjectList:
         with _lookup_errors_as_bad_request():
+            kwargs = none_as_json_null(self.queryset.query, kwargs)
             return self._chain(self.queryset.exclude(*args, **kwargs))
 
     def distinct(self, *fields: str) -> DjonyObjectList:
@@ -110,7 +110,7 @@ class DjonyObjectList:
             return self._result[key]
         if isinstance(key, slice):
             start, stop = key.start or 0, key.stop
-            most = MAX_ROWS_MYSQL if _vendor(self.queryset.db) == "mysql" else MAX_ROWS
+            most = backends.for_alias(self.queryset.db).max_rows
             if start > most:
                 raise BadRequest(f"Invalid offset '{start}' provided: it must be at most {most}.")
             if stop is not None and stop > most:
@@ -164,6 +164,7 @@ class DjonyObjectList:
 
     def _execute(self, sql: str, params: Any) -> Any:
         entity = self.entity
+        backend = backends.for_alias(self.queryset.db)
         cache = entity._database_._get_cache()
         connection = cache.prepare_connection_for_query_execution()  # flushes Pony's writes
         cursor = connection.cursor()
@@ -175,11 +176,11 @@ class DjonyObjectList:
         except entity._database_.provider.dbapi_module.DataError as exc:
             raise BadRequest(f"Invalid filter value: {_first_line(exc)}") from None
         except entity._database_.provider.dbapi_module.OperationalError as exc:
-            if not _refused_pattern(exc):
+            if not backend.refused_pattern(exc):
                 raise
             raise BadRequest(f"Invalid regular expression: {_first_line(exc)}") from None
         except entity._database_.provider.dbapi_module.ProgrammingError as exc:
-            if not _refused_value_type(exc):
+            if not backend.refused_value_type(exc):
                 raise
             # e.g. ?name__iexact=true: Tastypie made the value a boolean.
             raise BadRequest("Invalid filter value: its type does not fit the field.") from None
@@ -224,14 +225,6 @@ class DjonyObjectList:
         return entity._fetch_objects(cursor, offsets, max_fetch_count=None)
 
 
-#: PostgreSQL SQLSTATEs for a value whose type the lookup cannot take
-#: (undefined function or operator, datatype mismatch).
-PG_TYPE_MISMATCH = {"42883", "42804"}
-
-#: MySQL/MariaDB error codes for a regular expression the server cannot compile.
-MYSQL_REGEX_ERRORS = {1139, *range(3684, 3700)}
-
-
 @contextmanager
 def _lookup_errors_as_bad_request() -> Iterator[None]:
     """A lookup Django rejects for the client's value or path is a 400.
@@ -247,33 +240,10 @@ def _lookup_errors_as_bad_request() -> Iterator[None]:
         raise BadRequest(f"Invalid filter value: {_first_line(exc)}") from None
 
 
-def _vendor(alias: str) -> str:
-    from django.db import connections
-
-    return connections[alias].vendor
-
-
 def _first_line(exc: Exception) -> str:
     """The database's reason without the SQL it quotes (no table names in answers)."""
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
-
-
-def _refused_value_type(exc: Exception) -> bool:
-    """Whether a ProgrammingError is about the client's value, not the SQL."""
-    if getattr(exc, "pgcode", None) in PG_TYPE_MISMATCH:
-        return True
-    # mysqlclient refuses to quote nan and inf before anything is sent.
-    return str(exc).endswith("can not be used with MySQL")
-
-
-def _refused_pattern(exc: Exception) -> bool:
-    """Whether an OperationalError is the database refusing a ``regex`` value."""
-    code = exc.args[0] if exc.args else None
-    if isinstance(code, int):
-        return code in MYSQL_REGEX_ERRORS
-    # SQLite: Django's REGEXP function raised re.error for the pattern.
-    return "user-defined function raised exception" in str(exc)
 
 
 def _as_sql(compiler: Any) -> tuple[str, tuple]:
