@@ -18,7 +18,7 @@ import time
 
 import pytest
 from django.conf import settings
-from django.db import connections
+from django.db import OperationalError, connections
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from pony.orm import db_session
@@ -32,7 +32,7 @@ from tests.write_api import api_client, send
 transactional_db = write_api.write_db_fixture()  # see its docstring
 pytestmark = pytest.mark.usefixtures("transactional_db", "routed")
 
-REAL_REPLICA = bool(settings.PG_REPLICA_PORT) if hasattr(settings, "PG_REPLICA_PORT") else False
+REAL_REPLICA = bool(getattr(settings, "PG_REPLICA_PORT", ""))
 WRITES = ("INSERT", "UPDATE", "DELETE")
 
 
@@ -52,14 +52,17 @@ def caught_up() -> None:
         cursor.execute("SELECT pg_current_wal_lsn()")
         (lsn,) = cursor.fetchone()
     deadline = time.monotonic() + 30
-    with connections["replica"].cursor() as cursor:
-        while True:
-            cursor.execute("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", [lsn])
-            if cursor.fetchone()[0]:
-                return
-            if time.monotonic() > deadline:
-                raise AssertionError("the replica did not catch up with the primary in 30 s")
-            time.sleep(0.05)
+    while True:
+        try:
+            with connections["replica"].cursor() as cursor:
+                cursor.execute("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", [lsn])
+                if cursor.fetchone()[0]:
+                    return
+        except OperationalError:  # the test database's creation is not replayed yet
+            connections["replica"].close()
+        if time.monotonic() > deadline:
+            raise AssertionError("the replica did not catch up with the primary in 30 s")
+        time.sleep(0.05)
 
 
 def statements(captured: CaptureQueriesContext) -> list[str]:
