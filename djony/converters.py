@@ -157,7 +157,9 @@ def converter_classes(provider: type, overrides: dict[type, type]) -> list[tuple
     An override that does not derive from Pony's converter for that type is
     mixed with it, so the provider's SQL type names are kept.
     """
-    table = []
+    from djony.fieldvalues import CONVERTER_ENTRY
+
+    table = [CONVERTER_ENTRY]  # custom fields that convert their own values
     for py_type, converter in provider.converter_classes:
         replacement = overrides.get(py_type) if isinstance(py_type, type) else None
         if replacement is not None and issubclass(replacement, converter):

@@ -109,6 +109,8 @@ INSTALLED_APPS = [
     "tastypie",
     "rest_framework",
     "tests.testapp",
+    "tests.instances",
+    "tests.patterns",
     "example_project.showcase",
 ]
 
