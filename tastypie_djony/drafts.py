@@ -27,7 +27,7 @@ except ImportError:  # Django 4.2 has no db_default
         """Stands in for Django 5's marker of a value left to the database."""
 
 
-from djony.registry import entity_for
+from djony.registry import entity_for, write_alias
 
 
 class Draft:
@@ -84,7 +84,7 @@ class Draft:
             raw = getattr(self.instance, field.attname)
             if raw is None:
                 return None
-            entity = entity_for(field.related_model)
+            entity = entity_for(field.related_model, write_alias(self._model))
             if field.target_field != field.related_model._meta.pk:
                 return entity.get(**{field.target_field.name: raw})
             return entity._get_by_raw_pkval_((raw,))
@@ -118,7 +118,7 @@ class Draft:
         return self._entity
 
     def _insert(self, model: type[models.Model]) -> Any:
-        entity = entity_for(model)
+        entity = entity_for(model, write_alias(model))
         values: dict[str, Any] = {}
         for parent, link in model._meta.parents.items():
             if link is not None:
@@ -138,7 +138,7 @@ class Draft:
             if field.is_relation:
                 value = unwrap(self._relations.get(field.name, self._relation_default(field)))
                 if value is not None and not hasattr(value, "_pkval_"):
-                    value = entity_for(field.related_model)[value.pk]
+                    value = entity_for(field.related_model, write_alias(model))[value.pk]
             else:
                 value = field.pre_save(instance, add=True)
                 if isinstance(value, DatabaseDefault):
