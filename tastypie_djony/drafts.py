@@ -28,7 +28,7 @@ except ImportError:  # Django 4.2 has no db_default
         """Stands in for Django 5's marker of a value left to the database."""
 
 
-from djony.registry import entity_for
+from djony.registry import entity_for, write_alias
 
 
 class Draft:
@@ -89,7 +89,7 @@ class Draft:
             raw = getattr(self.instance, field.attname)
             if raw is None:
                 return None
-            entity = entity_for(field.related_model)
+            entity = entity_for(field.related_model, write_alias(self._model))
             if field.target_field != field.related_model._meta.pk:
                 return entity.get(**{field.target_field.name: raw})
             return entity._get_by_raw_pkval_((raw,))
@@ -150,7 +150,7 @@ class Draft:
         raw = getattr(self.instance, pk.attname)
         if raw is None:
             return None
-        return entity_for(model).get(**{pk.name: prepare(pk, raw)})
+        return entity_for(model, write_alias(model)).get(**{pk.name: prepare(pk, raw)})
 
     def _update(self, obj: Any) -> Any:
         values = self._values()
@@ -160,12 +160,13 @@ class Draft:
         return settled(obj)
 
     def _insert(self, model: type[models.Model]) -> Any:
+        entity = entity_for(model, write_alias(model))
         values: dict[str, Any] = {}
         for parent, link in model._meta.parents.items():
             if link is not None:
                 values[link.name] = self._insert(parent)
         values.update(self._values(model, add=True, skip=values))
-        obj = entity_for(model)(**values)
+        obj = entity(**values)
         obj.flush()
         return settled(obj)
 
@@ -365,7 +366,7 @@ def assign(entity: Any, name: str, field: models.Field | None, value: Any) -> No
 
 def as_entity(field: models.Field, value: Any) -> Any:
     """The Pony object for a related Django instance of ``field``'s model."""
-    return entity_for(field.related_model)[value.pk]
+    return entity_for(field.related_model, write_alias(field.model))[value.pk]
 
 
 def prepare(field: models.Field, value: Any) -> Any:
@@ -396,7 +397,7 @@ def writable(obj: Any) -> Any:
     first; drafts, wrapped entities and ``None`` are returned as they are.
     """
     if isinstance(obj, models.Model) and obj.pk is not None:
-        obj = entity_for(type(obj))[obj.pk]
+        obj = entity_for(type(obj), write_alias(type(obj)))[obj.pk]
     if hasattr(obj, "_pkval_") and not isinstance(obj, (Draft, DjangoValues)):
         return editing(obj)
     return obj

@@ -37,6 +37,7 @@ from tastypie.fields import FileField, ToManyField, ToOneField
 from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass, Resource
 from tastypie.utils.mime import build_content_type
 
+from djony.registry import writing
 from tastypie_djony.checks import register_resource
 from tastypie_djony.contenttypes import DjonyGenericForeignKeyField
 from tastypie_djony.fastpath import Fallback, ListPlan, NotPlannable, render_json
@@ -383,7 +384,7 @@ class DjonyResource(
             if django_writes:
                 request._djony_writes_through_django = True
             try:
-                with transaction.atomic(using=alias):
+                with transaction.atomic(using=alias), writing(alias):
                     # No optimistic checks: concurrent updates of a row are last-write-wins,
                     # as with Django's save(), not an OptimisticCheckError (a 500).
                     with db_session(optimistic=False):

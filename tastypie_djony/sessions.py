@@ -28,6 +28,7 @@ from pony.orm import db_session
 from pony.orm.core import local as pony_local
 from tastypie.bundle import Bundle
 
+from djony.registry import writing
 from tastypie_djony.drafts import DjangoValues, Draft
 
 Method = TypeVar("Method", bound=Callable[..., Any])
@@ -46,7 +47,11 @@ def in_session(write: bool = False) -> Callable[[Method], Method]:
                     _adopt_bundles(args, kwargs)
                     return method(self, *args, **kwargs)
             alias = router.db_for_write(self._meta.object_class)
-            with transaction.atomic(using=alias), db_session(optimistic=False, strict=False):
+            with (
+                transaction.atomic(using=alias),
+                writing(alias),
+                db_session(optimistic=False, strict=False),
+            ):
                 _adopt_bundles(args, kwargs)
                 return method(self, *args, **kwargs)
 

@@ -35,13 +35,14 @@ from collections.abc import Collection
 from typing import Any
 
 from django import db as django_db
-from django.db import models
+from django.db import models, router
 from django.http import HttpResponse
 from pony.orm import core as pony_core
 from tastypie import http
 from tastypie.bundle import Bundle
 from tastypie.exceptions import BadRequest, ImmediateHttpResponse, NotFound
 
+from djony import backends
 from djony.deletion import update_fields
 from tastypie_djony.bodies import PARSER_ERRORS, unreadable_body
 from tastypie_djony.drafts import (
@@ -69,16 +70,15 @@ REFUSED = (
 )
 
 
-def refused(exc: BaseException) -> bool:
+def refused(exc: BaseException, alias: str = django_db.DEFAULT_DB_ALIAS) -> bool:
     """Whether a flush error is the database (or its driver) refusing the data."""
     if isinstance(exc, pony_core.UnexpectedError):
         exc = exc.original_exc
     if isinstance(exc, REFUSED):
         return True
-    # mysqlclient refuses to quote nan and inf before anything is sent.
-    return isinstance(exc, pony_core.ProgrammingError) and str(exc).endswith(
-        "can not be used with MySQL"
-    )
+    if not isinstance(exc, pony_core.ProgrammingError):
+        return False
+    return backends.for_alias(alias).refused_data(exc)
 
 
 #: What the Django model refuses on save or delete (``Meta.writes = "django"``).
@@ -246,7 +246,7 @@ class PonyWritesMixin:
             return obj
         except (pony_core.UnexpectedError, pony_core.ProgrammingError, *REFUSED) as exc:
             # Pony wraps what the database refused during a flush.
-            if not refused(exc):
+            if not refused(exc, router.db_for_write(self._meta.object_class)):
                 raise
             raise BadRequest(refusal_message(self._meta.object_class, exc)) from None
         except (ValueError, TypeError) as exc:  # Pony's validation (required attribute, bad value)
@@ -342,7 +342,8 @@ class PonyWritesMixin:
         deferred foreign keys) refusing the data is a 400 in Tastypie's error
         format; anything else is Tastypie's 500.  Override to word it otherwise.
         """
-        if isinstance(exc, DJANGO_REFUSED) or refused(exc):
+        alias = router.db_for_write(self._meta.object_class)
+        if isinstance(exc, DJANGO_REFUSED) or refused(exc, alias):
             model = self._meta.object_class._meta.object_name
             return self.error_response(
                 request,
