@@ -4,6 +4,7 @@
 relation to a model without an entity).  ``djony.W002``: a relation is only
 partly mapped (``to_field`` or an explicit ``through`` model).  ``djony.W003``:
 the model has its own ``p`` attribute, so ``Model.p`` is not djony's entity.
+``djony.W004``: the model has a ``CompositePrimaryKey``; it has no entity (the rest are mapped).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from django.apps import apps
 from django.core import checks
 
-from djony.mapping import declare_entities, mapped_models
+from djony.mapping import declare_entities, has_composite_key, mapped_models
 
 
 def check_mapping(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
@@ -25,7 +26,19 @@ def check_mapping(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMe
         models = apps.get_models()
     else:
         models = [m for config in app_configs for m in config.get_models()]
-    messages: list[checks.CheckMessage] = []
+    messages: list[checks.CheckMessage] = [
+        checks.Warning(
+            f"{model._meta.label} has a composite primary key ({model._meta.pk.name} = "
+            f"{', '.join(field.name for field in model._meta.pk_fields)}), which djony cannot "
+            "map: the model has no Pony entity.",
+            hint="Use the Django model for it (a ModelResource, not a DjonyResource), or give "
+            "it a one-column primary key and keep the composite key as a UniqueConstraint.",
+            obj=model,
+            id="djony.W004",
+        )
+        for model in models
+        if has_composite_key(model)
+    ]
     for model in mapped_models(list(models)):
         if not isinstance(model.__dict__.get("p", EntityDescriptor()), EntityDescriptor):
             messages.append(

@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "tastypie",
     "rest_framework",
     "tests.testapp",
+    "tests.zoo",
     "example_project.showcase",
 ]
 

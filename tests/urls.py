@@ -16,3 +16,4 @@ APIS = {
 }
 
 urlpatterns: list = [path("", include(api.urls)) for api in APIS.values()]
+urlpatterns.append(path("", include("tests.zoo.urls")))
