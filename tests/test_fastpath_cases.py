@@ -13,6 +13,11 @@ from tests.zoo.testing import FORMATS, with_format, zoo  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
+#: ModelResource's 400 names the object with Django's repr; entities get it with issue 10.
+ENTITY_REPR = pytest.mark.xfail(
+    strict=True, reason="the error message shows the entity's repr, not Django's (issue 10)"
+)
+
 URLS = [
     # null before default; TextField(null=True) gets Tastypie's default ''
     "animal/",
@@ -55,9 +60,9 @@ URLS = [
     # to_field, db_constraint=False, dotted to-many
     "enclosure/",
     "enclosure/<e1>/",
-    "guarded_enclosure/",
+    pytest.param("guarded_enclosure/", marks=ENTITY_REPR),
     "guarded_enclosure/<e0>/",
-    "guarded_enclosure/<lost>/",
+    pytest.param("guarded_enclosure/<lost>/", marks=ENTITY_REPR),
     "zone_enclosures/",
     "zone_enclosures/<north>/",
     # reverse FK under the default accessor, in Meta.ordering through the default manager
