@@ -212,15 +212,20 @@ class ListPlan:
         if not getattr(model_field, "db_constraint", True):
             raise NotPlannable(f"{name}: its key may name no row (db_constraint=False)")
         uris = self._uris(field.get_related_resource(None))
-        if uris.key_field(model_field.related_model) != model_field.target_field.name:
-            raise NotPlannable(f"{name}: the related URI's key is not the column's")
-        index = self._column(model_field.attname)
+        key_field = uris.key_field(model_field.related_model)
+        if key_field is None:
+            raise NotPlannable(f"{name}: the related URI's key is not a column")
+        link = self._column(model_field.attname)
+        index = link
+        if key_field != model_field.target_field.name:
+            # e.g. a slug: read through a join (the constraint guarantees the row)
+            index = self._column(f"{model_field.name}__{key_field}")
         null = field.null
 
         def value(row: tuple, builders: dict) -> Any:
             key = row[index]
             if key is None:
-                if null:
+                if null and row[link] is None:
                     return None
                 raise Fallback
             return builders[uris](key)
