@@ -1,18 +1,46 @@
-"""The JSON list page without objects: rows -> dicts -> ``json.dumps``.
+"""The JSON list and detail pages without objects: rows -> dicts -> ``json.dumps``.
 
-For a plain resource (stock Tastypie field classes over model columns, no
-``dehydrate*`` hooks, stock URIs and serializer) Tastypie's work per object
-is mechanical: read each attribute, ``convert()`` it, turn it into a simple
-type (``Serializer.to_simple``) and serialise.  :class:`ListPlan` does the
-same from the columns of one SQL query, never building an ORM object: each
-field becomes a small function from the row to the value Tastypie would have
-written, related URIs come from the page loaders' keys, and the page is
-encoded with the serializer's own JSON settings.  The bytes are the same as
-the general path's; the differential tests compare them.
+An optimisation, never a second opinion: it serves a request only when it gives the
+general path's bytes, and declines otherwise.  For a plain resource Tastypie's work per
+object is mechanical: read each attribute, ``convert()`` it, turn it into a simple type
+(``Serializer.to_simple``) and serialise.  :class:`ListPlan` does the same from the
+columns of one SQL query, never building an ORM object.
 
-A resource that does anything the plan cannot reproduce (a hook, a custom
-field class, ``full=True``, a callable or ``a__b`` attribute, another
-format) takes the general path, where every Tastypie extension point runs.
+Served (``DjonyResource.list_plan`` / ``detail_plan`` return a plan) when all of these hold:
+
+* the request asks for JSON, and the resource does not set ``Meta.fast_path = False``;
+* the resource overrides none of :data:`HOOKS`, nor ``dehydrate_<field>`` for any field,
+  and uses Tastypie's own ``Serializer`` class;
+* every field it shows (``use_in`` ``"all"`` or this page's kind; a callable ``use_in``
+  declines) is one of:
+
+  - a stock scalar field (:data:`SCALAR_FIELDS`) whose ``attribute`` names a concrete,
+    non-relation column of the model (its ``null`` and ``default`` applied as Tastypie
+    applies them: ``null`` first);
+  - ``resource_uri`` (with or without an ``attribute``);
+  - a stock ``ToOneField``/``ForeignKey``/``OneToOneField`` without ``full``, over a
+    concrete forward key with a database constraint (``db_constraint=False`` declines:
+    the key may name no row);
+  - a ``ToManyField``/``SetField`` without ``full`` over a relation named by the model's
+    field or Django accessor (forward or reverse many-to-many, reverse ForeignKey, also
+    over ``to_field``, ``GenericRelation``); ``a__b`` paths and callables decline;
+
+* the resource's own and every related resource's URIs are a function of the
+  ``detail_uri_name`` value alone (:func:`tastypie_djony.uris.uris_of`: no override of
+  ``get_resource_uri``, ``detail_uri_kwargs``, ``resource_uri_kwargs``, ``prepend_urls``
+  or ``_build_reverse_url`` other than ``NamespacedModelResource``'s), and
+  ``detail_uri_name`` is a column;
+* for a detail also: ``Authorization`` or ``ReadOnlyAuthorization`` exactly (their
+  ``read_detail`` never looks at the object), Tastypie's own ``authorized_read_detail``
+  (it still runs), and no cache.
+
+``authorized_read_list`` and the authorization class's ``read_list`` run on every list
+page, served or not: the page is built from ``obj_get_list``'s object list.  Refusals found
+while planning are :class:`NotPlannable` (the resource takes the general path); a row the
+plan cannot reproduce (a NULL where the field allows none, a paginator returning a list)
+raises :class:`Fallback` and that request takes the general path.  Neither reaches the
+client.  With ``settings.DJONY_VERIFY_FAST_PATH = True`` every served request is rendered
+by the general path too and any difference raises :class:`FastPathMismatch`.
 """
 
 from __future__ import annotations
