@@ -31,6 +31,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
+from tastypie_djony.verify.differences import byte_difference
+
 ENDPOINTS = {
     "list": "auth/user/?format=json&limit=0",
     "detail": "auth/user/3/?format=json",
@@ -91,15 +93,9 @@ def check_identical(
         if variant.startswith("raw"):
             body = body.replace(b"/api/v2/", f"/api/{reference_variant}/".encode())
         if body != expected:
-            at = (
-                next(i for i, (a, b) in enumerate(zip(body, expected, strict=True)) if a != b)
-                if len(body) == len(expected)
-                else min(len(body), len(expected))
-            )
             sys.exit(
-                f"{variant} {endpoint}: body differs from v2 at byte {at}:\n"
-                f"  v2: {expected[max(0, at - 80) : at + 80]!r}\n"
-                f"  {variant}: {body[max(0, at - 80) : at + 80]!r}"
+                f"{variant} {endpoint}: body differs from v2's; "
+                + byte_difference(expected, body, context=80, labels=(reference_variant, variant))
             )
 
 

@@ -1,4 +1,5 @@
-"""The benchmark's extra variants of the example API.
+"""The benchmark's extra variants of the example API (built by
+:func:`example_project.showcase.apis.build_api`, like v2 and v3).
 
 * ``v2p``: ``ModelResource`` with ``prefetch_related`` (the usual fix for
   ModelResource's query per object);
@@ -9,43 +10,17 @@
 that ``?limit=0`` returns every user in the scaling run.
 """
 
-from django.contrib.auth.models import Permission, User
-from tastypie.api import Api
-from tastypie.fields import ToManyField
+from django.contrib.auth.models import User
 from tastypie.resources import ModelResource
 
-from example_project.showcase.api_v2 import filter_everything
+from example_project.showcase.apis import build_api
 from tastypie_djony.resources import DjonyResource
 
-
-def build(api_name: str, base: type, users: object, max_limit: int | None = 1000) -> Api:
-    class PermissionResource(base):
-        class Meta:
-            queryset = Permission.objects.all()
-            filtering = filter_everything(Permission)
-            resource_name = "auth/permission"
-
-    class UserResource(base):
-        user_permissions = ToManyField(
-            PermissionResource, "user_permissions", related_name="user_set", null=True
-        )
-
-        class Meta:
-            queryset = users
-            filtering = filter_everything(User)
-            resource_name = "auth/user"
-
-    UserResource._meta.max_limit = max_limit
-
-    api = Api(api_name=api_name)
-    api.register(PermissionResource())
-    api.register(UserResource())
-    return api
-
-
-prefetching = build("v2p", ModelResource, User.objects.prefetch_related("user_permissions"))
-drop_in = build("v3q", DjonyResource, User.objects.all())
-prefetching_unlimited = build(
-    "v2ps", ModelResource, User.objects.prefetch_related("user_permissions"), None
+prefetching = build_api(
+    "v2p", ModelResource, users=User.objects.prefetch_related("user_permissions")
 )
-drop_in_unlimited = build("v3qs", DjonyResource, User.objects.all(), None)
+drop_in = build_api("v3q", DjonyResource)
+prefetching_unlimited = build_api(
+    "v2ps", ModelResource, users=User.objects.prefetch_related("user_permissions"), max_limit=None
+)
+drop_in_unlimited = build_api("v3qs", DjonyResource, max_limit=None)

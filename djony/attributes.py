@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import models
-from pony.orm import select
+from pony.orm import Optional, Required, Set, select
 from pony.orm.core import Entity as PonyEntity
 
-from djony import inheritance
+from djony import inheritance, managers
 from djony.codegen import attribute_path, compile_lambda
 
 
@@ -113,3 +113,98 @@ def through_property(through: str, source_link: str, target_link: str) -> proper
         return query(self._database_.entities[through], self)
 
     return property(get)
+
+
+class _AcceptsDjangoInstances:
+    """A relation attribute that also takes a Django instance (by its key).
+
+    ``bundle.obj.owner = bundle.request.user`` works as on a Django instance.
+    """
+
+    __slots__ = ()
+
+    def validate(self, val: Any, obj: Any = None, entity: Any = None, from_db: bool = False) -> Any:
+        if isinstance(val, models.Model):
+            val = managers.as_entity(val, self.py_type)
+        return super().validate(val, obj, entity, from_db)
+
+
+class RelatedRequired(_AcceptsDjangoInstances, Required):
+    __slots__ = ()
+
+
+class RelatedOptional(_AcceptsDjangoInstances, Optional):
+    __slots__ = ()
+
+
+class RelatedSet(Set):
+    """A to-many relation that also takes Django instances among its items."""
+
+    __slots__ = ()
+
+    def validate(self, val: Any, obj: Any = None, entity: Any = None, from_db: bool = False) -> Any:
+        if isinstance(val, models.Model):
+            val = managers.as_entity(val, self.py_type)
+        elif isinstance(val, (list, tuple, set, frozenset)):
+            val = [managers.as_entity(item, self.py_type) for item in val]
+        return super().validate(val, obj, entity, from_db)
+
+
+def attname_property(name: str) -> property:
+    """``obj.owner_id`` for the relation ``owner``: the related key, read without a query."""
+
+    def get(self: Any) -> Any:
+        related = getattr(self, name)
+        return None if related is None else related.pk
+
+    def set_(self: Any, value: Any) -> None:
+        if value is None:
+            setattr(self, name, None)
+            return
+        target = type(self)._adict_[name].py_type
+        setattr(self, name, target._get_by_raw_pkval_((value,), from_db=False))
+
+    return property(get, set_, doc=f"The key of {name}, as Django's attname.")
+
+
+def generic_foreign_key_property(field: Any) -> property:
+    """``obj.content_object`` of a ``GenericForeignKey``: read and write, as Django's."""
+    ct_attname = field.model._meta.get_field(field.ct_field).attname
+
+    def get(self: Any) -> Any:
+        from django.contrib.contenttypes.models import ContentType
+
+        from djony.registry import entity_for
+
+        ct_id, object_id = getattr(self, ct_attname), getattr(self, field.fk_field)
+        if ct_id is None or object_id is None:
+            return None
+        model = ContentType.objects.db_manager(registry_alias(self)).get_for_id(ct_id).model_class()
+        if model is None:
+            return None
+        target = entity_for(model, registry_alias(self))
+        # As Django's: a key of the wrong type raises, a missing row is None.
+        key = model._meta.pk.to_python(object_id)
+        return target.get(**{target._pk_attrs_[0].name: key})
+
+    def set_(self: Any, value: Any) -> None:
+        from django.contrib.contenttypes.models import ContentType
+
+        if value is None:
+            setattr(self, ct_attname, None)
+            setattr(self, field.fk_field, None)
+            return
+        model = value._meta.model
+        content_type = ContentType.objects.db_manager(registry_alias(self)).get_for_model(
+            model, for_concrete_model=field.for_concrete_model
+        )
+        setattr(self, ct_attname, content_type.pk)
+        setattr(self, field.fk_field, value.pk)
+
+    return property(get, set_, doc=f"The object {field.name} refers to (generic relation).")
+
+
+def registry_alias(obj: Any) -> str:
+    from djony.registry import alias_of
+
+    return alias_of(obj._database_)

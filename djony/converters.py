@@ -190,8 +190,10 @@ _OVERRIDES: dict[str, dict[type, type]] = {
 
 def converter_classes(vendor: str, provider: type) -> list[tuple[Any, type]]:
     """The provider's converter table with Django's storage conventions."""
+    from djony.fieldvalues import CONVERTER_ENTRY
+
     overrides = _OVERRIDES.get(vendor, {})
-    table = []
+    table = [CONVERTER_ENTRY]  # custom fields that convert their own values
     for py_type, converter in provider.converter_classes:
         replacement = overrides.get(py_type) if isinstance(py_type, type) else None
         if replacement is not None and issubclass(replacement, converter):

@@ -180,6 +180,7 @@ def check_delete(obj: Any) -> None:
         current = pending.pop()
         entity = type(current)
         follow = [getattr(current, link) for link in entity._djony_parent_links_]
+        follow.extend(generic_related(current))
         for rule in entity._djony_delete_rules_:
             rule_kind = rule.on_delete
             if rule_kind in (models.SET_NULL, models.SET_DEFAULT, models.DO_NOTHING):
@@ -215,6 +216,30 @@ def check_delete(obj: Any) -> None:
         _raise(models.RestrictedError, "restricted", type(obj), left)
 
 
+def generic_related(obj: Any) -> list[Any]:
+    """The rows of ``obj``'s ``GenericRelation`` fields: Django's collector deletes them with it."""
+    from django.contrib.contenttypes.models import ContentType
+
+    from djony.querysets import PonyQuerySet
+    from djony.registry import alias_of
+
+    model = obj._djony_info_.model
+    fields = [f for f in model._meta.private_fields if hasattr(f, "bulk_related_objects")]
+    if not fields or obj.pk is None:
+        return []
+    alias = alias_of(obj._database_)
+    related = []
+    for field in fields:
+        content_type = ContentType.objects.db_manager(alias).get_for_model(
+            model, for_concrete_model=field.for_concrete_model
+        )
+        rows = field.related_model._base_manager.db_manager(alias).filter(
+            **{field.content_type_field_name: content_type.pk, field.object_id_field_name: obj.pk}
+        )
+        related.extend(o for o in PonyQuerySet(rows) if o._status_ not in del_statuses)
+    return related
+
+
 def _raise(error: type[Exception], kind: str, entity: Any, refs: dict[str, list[Any]]) -> None:
     raise error(
         f"Cannot delete some instances of model {entity.__name__!r} because they are "
@@ -235,6 +260,8 @@ def _delete_(self: Any, undo_funcs: list | None = None) -> None:
         undo_funcs = []
     try:
         parents = [getattr(self, link) for link in entity._djony_parent_links_]
+        for related in generic_related(self):
+            related._delete_(undo_funcs)
         for rule in entity._djony_delete_rules_:
             rule.apply(self, undo_funcs)
         PonyEntity._delete_(self, undo_funcs)

@@ -27,10 +27,10 @@ from dataclasses import field as dataclass_field
 from typing import Any
 
 from django.db import models
-from pony.orm import Optional, PrimaryKey, Required, Set
+from pony.orm import Optional, PrimaryKey
 
-from djony import attributes, deletion
-from djony.types import ColumnType, column_type, data_types
+from djony import attributes, deletion, fieldvalues, instances, managers
+from djony.types import DEFAULT_DATA_TYPES, ColumnType, column_type, data_types
 
 
 @dataclass
@@ -135,8 +135,27 @@ class _Declarer:
             # Code written for Django instances (Tastypie's DjangoAuthorization,
             # create_identifier) reads ``obj._meta`` and ``obj.__class__._meta``.
             body.setdefault("_meta", model._meta)
-            entities[model] = type(self.names[model], (self.database.Entity,), body)
+            self.declare_instance_attributes(model)
+            behaviour = instances.behaviour_base(model, set(body) | _django_names(model))
+            body.update(instances.entity_methods(model, behaviour))
+            body["_get_set_wrapper_subclass_"] = classmethod(managers.set_wrapper_class)
+            entities[model] = type(self.names[model], (self.database.Entity, behaviour), body)
         return entities
+
+    def declare_instance_attributes(self, model: type[models.Model]) -> None:
+        """What a Django instance has beyond columns: attnames, generic relations."""
+        body = self.bodies[model]
+        for field in model._meta.local_concrete_fields:
+            if field.is_relation and field.attname != field.name and field.attname not in body:
+                if field.name in body and field.name not in self.to_fields[model]:
+                    body[field.attname] = attributes.attname_property(field.name)
+        for field in model._meta.private_fields:
+            if field.name in body:
+                continue
+            if _is_generic_foreign_key(field):
+                body[field.name] = attributes.generic_foreign_key_property(field)
+            elif field.is_relation and field.one_to_many and not field.concrete:
+                body[field.name] = managers.manager_property(field.name)  # GenericRelation
 
     def constructor(self, model: type[models.Model]) -> Any:
         """``__init__`` for entities whose constructor must do more than Pony's, else ``None``."""
@@ -201,11 +220,17 @@ class _Declarer:
             )
             return
         options = dict(kind.options)
+        py_type = kind.py_type
+        internal = field.get_internal_type()
+        built_in = self.types.get(internal) is DEFAULT_DATA_TYPES.get(internal, False)
+        if built_in and fieldvalues.needs_django_conversion(field):
+            py_type = fieldvalues.value_type(field)
+            options = {"optimistic": False}
         default = _default(field)
         if default is not None:
             options["default"] = default
         body[field.name] = Optional(
-            kind.py_type, column=field.column, nullable=True, unique=field.unique or None, **options
+            py_type, column=field.column, nullable=True, unique=field.unique or None, **options
         )
         info.paths[field.name] = (field.name,)
 
@@ -223,7 +248,7 @@ class _Declarer:
             self.declare_to_field_relation(model, field, target)
             return
         rev = reverse_name(field)
-        kind = Optional if field.null else Required
+        kind = attributes.RelatedOptional if field.null else attributes.RelatedRequired
         options: dict[str, Any] = {"column": field.column, "reverse": rev}
         if field.null:
             options["nullable"] = True
@@ -231,11 +256,11 @@ class _Declarer:
         info.paths[field.name] = (field.name,)
         cascade = field.remote_field.on_delete is models.CASCADE
         if field.one_to_one:
-            self.bodies[target][rev] = Optional(
+            self.bodies[target][rev] = attributes.RelatedOptional(
                 self.names[model], reverse=field.name, cascade_delete=cascade
             )
         else:
-            self.bodies[target][rev] = Set(
+            self.bodies[target][rev] = attributes.RelatedSet(
                 self.names[model], reverse=field.name, cascade_delete=cascade
             )
 
@@ -272,7 +297,7 @@ class _Declarer:
             return
         table = field.m2m_db_table()
         if target is model and field.remote_field.symmetrical:
-            self.bodies[model][field.name] = Set(
+            self.bodies[model][field.name] = attributes.RelatedSet(
                 self.names[model],
                 reverse=field.name,
                 table=table,
@@ -282,10 +307,10 @@ class _Declarer:
             self.infos[model].paths[field.name] = (field.name,)
             return
         rev = reverse_name(field)
-        self.bodies[model][field.name] = Set(
+        self.bodies[model][field.name] = attributes.RelatedSet(
             self.names[target], reverse=rev, table=table, column=field.m2m_reverse_name()
         )
-        self.bodies[target][rev] = Set(
+        self.bodies[target][rev] = attributes.RelatedSet(
             self.names[model], reverse=field.name, table=table, column=field.m2m_column_name()
         )
         self.infos[model].paths[field.name] = (field.name,)
@@ -299,9 +324,7 @@ class _Declarer:
             self.unmapped(model, field, f"its through model {through._meta.label} has no entity")
             return
         source_link, target_link = field.m2m_field_name(), field.m2m_reverse_field_name()
-        self.bodies[model][field.name] = attributes.through_property(
-            self.names[through], source_link, target_link
-        )
+        self.bodies[model][field.name] = managers.manager_property(field.name)
         self.infos[model].unmapped[field.name] = (
             f"through={through._meta.label}: a read-only property on objects; "
             f"use the {through._meta.object_name} entity in queries and writes"
@@ -309,8 +332,10 @@ class _Declarer:
         if target is model and field.remote_field.symmetrical:
             return
         rev = reverse_name(field)
-        self.bodies[target][rev] = attributes.through_property(
-            self.names[through], target_link, source_link
+        self.bodies[target][rev] = (
+            managers.manager_property(rev)
+            if rev != hidden_name(field)
+            else attributes.through_property(self.names[through], target_link, source_link)
         )
 
     def declare_inherited(self, model: type[models.Model]) -> None:
@@ -331,6 +356,22 @@ class _Declarer:
                 info.paths[name] = (link.name, *path)
                 body[name] = attributes.inherited_property(link.name, path)
         self.links[model] = links
+
+
+def _is_generic_foreign_key(field: Any) -> bool:
+    return hasattr(field, "ct_field") and hasattr(field, "fk_field") and not field.concrete
+
+
+def _django_names(model: type[models.Model]) -> set[str]:
+    """Names Django gives instances for fields and relations (provided by djony, not copied)."""
+    names = set()
+    for field in model._meta.get_fields(include_hidden=True):
+        names.add(field.name)
+        names.add(getattr(field, "attname", field.name))
+        accessor = getattr(field, "get_accessor_name", None)
+        if accessor is not None and accessor():
+            names.add(accessor())
+    return names
 
 
 def _default(field: models.Field) -> Any:

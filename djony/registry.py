@@ -37,12 +37,18 @@ def db(alias: str = DEFAULT_DB_ALIAS) -> Database:
 
 def _build(alias: str) -> Database:
     database = Database()
+    database.djony_alias = alias
     entities = declare_entities(database, list(apps.get_models(include_auto_created=False)))
     connection.bind(database, alias)
     database.generate_mapping(check_tables=False, create_tables=False)
     _entities[alias] = entities
     _databases[alias] = database
     return database
+
+
+def alias_of(database: Database) -> str:
+    """The Django alias a Pony ``Database`` of djony's serves."""
+    return database.djony_alias
 
 
 def entities(alias: str = DEFAULT_DB_ALIAS) -> dict[type[models.Model], Any]:

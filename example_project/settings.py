@@ -1,6 +1,6 @@
 """Settings of the example project: the v2 (Tastypie), v3 (djony) and DRF APIs.
 
-The database comes from ``DATABASE_URL`` (see :mod:`example_project.database_url`),
+The database comes from ``DATABASE_URL`` (see :mod:`example_project.showcase.benchmark.databases`),
 by default a SQLite file beside this module.  ``CONN_MAX_AGE`` (seconds a
 worker keeps its database connection, default 60) comes from
 ``DJANGO_CONN_MAX_AGE``.  Authentication and authorization are left at
@@ -11,13 +11,13 @@ and serialisation and nothing else.
 import os
 from pathlib import Path
 
-from example_project import database_url
+from example_project.showcase.benchmark import databases
 
 BASE_DIR = Path(__file__).resolve().parent
 DEFAULT_DATABASE_URL = f"sqlite:///{BASE_DIR / 'showcase.sqlite3'}"
 
 DATABASES = {
-    "default": database_url.parse(
+    "default": databases.parse(
         os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
         conn_max_age=int(os.environ.get("DJANGO_CONN_MAX_AGE", "60")),
     )
@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "django.contrib.auth",
     "djony",
     "tastypie",
+    "tastypie_djony",  # manage.py djony_verify
     "rest_framework",
     "example_project.showcase",
 ]

@@ -25,6 +25,9 @@ Afterwards the database is checked (:func:`scripts.loadkit.check_invariants`):
 every user the load made has exactly the permissions its name says, no
 orphan rows, seeded data unchanged, users the clients saw created are there.
 
+A database the run created is dropped at the end; the gunicorn server is
+started once per backend and always stopped.
+
 THIS RESTARTS THE SHARED DATABASE SERVER: never run it in CI or while other
 test runs use the server.  The servers are always left running (checked with
 ``pg_isready`` and ``mysqladmin ping`` at the end, and started if needed).
@@ -46,6 +49,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from example_project.showcase.benchmark import databases  # noqa: E402
 from scripts import loadkit  # noqa: E402
 
 
@@ -141,7 +145,7 @@ def run_backend(backend: str, args) -> dict:
     }
     events: dict = {}
     watch = loadkit.ConnectionWatch(url)
-    with loadkit.start_server(args.workers, args.threads, log) as server:
+    with loadkit.gunicorn(args.workers, args.threads, log) as server:
         master = server.process.pid
         load = loadkit.Load(
             port=server.port,
@@ -193,6 +197,8 @@ def run_backend(backend: str, args) -> dict:
     report |= load.summary()
     report |= analyse(load, events, args)
     report["invariant_problems"] = loadkit.check_invariants(seed, load, strict=False)
+    if seed["created"]:  # a database this run made is not left behind
+        databases.drop_database(url)
     ok = (
         report["worker_pids_unchanged_by_restart"]
         and not report["invariant_problems"]

@@ -21,7 +21,9 @@ is there with its permissions.  Exit status 0 when there was no 5xx, no
 unexpected status, no mismatched answer and no broken invariant.
 
 ``--quick``: 8 s with 4 clients and 100 seeded users (for CI, < 20 s in all).
-``--json PATH`` writes the figures to a file.
+``--json PATH`` writes the figures to a file.  ``--drop-database`` drops the
+database at the end (the test suite's run does: it leaves nothing behind).
+The server is started once and stopped at the end, also on errors.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from example_project.showcase.benchmark import databases  # noqa: E402
 from scripts import loadkit  # noqa: E402
 
 
@@ -50,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-share", type=float, default=0.3)
     parser.add_argument("--quick", action="store_true", help="8 s, 4 clients, 100 users")
     parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--drop-database", action="store_true", help="drop the database at the end")
     args = parser.parse_args(argv)
     if args.quick:
         args.duration, args.clients, args.users = min(args.duration, 8.0), 4, 100
@@ -57,6 +61,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--duration: between 0 and 3600 seconds")
 
     url = loadkit.database_url(args.backend, args.database)
+    try:
+        return run(args, url)
+    finally:
+        if args.drop_database:
+            databases.drop_database(url)  # ends the sessions still open on it
+
+
+def run(args: argparse.Namespace, url: str) -> int:
     started = time.monotonic()
     seed = loadkit.prepare_database(url, args.users)
     log = Path(tempfile.mkstemp(prefix="djony-load-", suffix=".log")[1])
@@ -69,8 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         "seconds": args.duration,
     }
     watch = loadkit.ConnectionWatch(url)
-    with loadkit.start_server(args.workers, args.threads, log) as server:
+    with loadkit.gunicorn(args.workers, args.threads, log) as server:
         master = server.process.pid
+        report["server_pid"] = master
         workers_before = loadkit.worker_pids(master)
         report["memory_mib_start"] = loadkit.memory(master)
         watch.start()

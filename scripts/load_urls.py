@@ -1,39 +1,13 @@
-"""The example project's URLs plus ``/api/w3/``: a writable DjonyResource
-API over ``django.contrib.auth`` users (the example's v3 API is read-only,
-Tastypie's default authorization), for the reliability scripts only."""
+"""The example project's URLs plus ``/api/w3/``: the example's v3 API with writes
+open to anyone (no API key), for the reliability scripts only, which run on a
+database of their own."""
 
-from django.contrib.auth.models import Permission, User
 from django.urls import include, path
-from tastypie.api import Api
-from tastypie.authorization import Authorization, ReadOnlyAuthorization
-from tastypie.constants import ALL
 
+from example_project.showcase.apis import build_api
 from example_project.urls import urlpatterns as example_urlpatterns
-from tastypie_djony.fields import SetField
 from tastypie_djony.resources import DjonyResource
 
-
-class PermissionResource(DjonyResource):
-    class Meta:
-        object_model = Permission
-        resource_name = "auth/permission"
-        authorization = ReadOnlyAuthorization()
-
-
-class WritableUserResource(DjonyResource):
-    user_permissions = SetField(PermissionResource, "user_permissions", null=True)
-
-    class Meta:
-        object_model = User
-        resource_name = "auth/user"
-        excludes = ["password"]
-        authorization = Authorization()
-        always_return_data = True
-        filtering = {"username": ALL, "id": ALL}
-
-
-api = Api(api_name="w3")
-api.register(PermissionResource())
-api.register(WritableUserResource())
+api = build_api("w3", DjonyResource, spelling="2013", open_writes=True)
 
 urlpatterns = [*example_urlpatterns, path("api/", include(api.urls))]

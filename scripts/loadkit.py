@@ -29,19 +29,18 @@ import http.client
 import json
 import os
 import random
-import re
-import socket
 import sys
 import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
+
+from example_project.showcase.benchmark import databases, servers  # noqa: E402
 
 HOST = "127.0.0.1"
 DEFAULT_URLS = {
@@ -56,61 +55,7 @@ def database_url(backend: str, url: str | None = None) -> str:
 
 
 def backend_of(url: str) -> str:
-    scheme = url.split("://", 1)[0].lower()
-    return "mysql" if scheme in ("mysql", "mariadb") else "postgresql"
-
-
-def raw_connect(url: str, database: str | None = None):
-    """A DB-API connection (autocommit) to ``url``'s server, to ``database`` if given."""
-    parts = urlsplit(url)
-    name = parts.path.lstrip("/") if database is None else database
-    if backend_of(url) == "postgresql":
-        import psycopg2
-
-        conn = psycopg2.connect(
-            host=parts.hostname or HOST,
-            port=parts.port or 5432,
-            user=parts.username or "postgres",
-            password=parts.password or "",
-            dbname=name,
-            connect_timeout=3,
-        )
-        conn.autocommit = True
-        return conn
-    import MySQLdb
-
-    kwargs = dict(
-        host=parts.hostname or HOST,
-        port=parts.port or 3306,
-        user=parts.username or "root",
-        password=parts.password or "",
-        connect_timeout=3,
-        charset="utf8mb4",
-    )
-    if name:
-        kwargs["database"] = name
-    conn = MySQLdb.connect(**kwargs)
-    conn.autocommit(True)
-    return conn
-
-
-def create_database(url: str) -> None:
-    name = urlsplit(url).path.lstrip("/")
-    assert re.fullmatch(r"\w+", name), f"database name {name!r}: letters, digits, _ only"
-    if backend_of(url) == "postgresql":
-        conn = raw_connect(url, "postgres")
-        with conn.cursor() as cursor:
-            cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
-            if cursor.fetchone() is None:
-                cursor.execute(f'CREATE DATABASE "{name}"')
-    else:
-        conn = raw_connect(url, "")
-        with conn.cursor() as cursor:
-            cursor.execute(
-                f"CREATE DATABASE IF NOT EXISTS `{name}` "
-                "CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"
-            )
-    conn.close()
+    return databases.vendor(url)
 
 
 def setup_django(url: str) -> None:
@@ -125,8 +70,9 @@ LOAD_PREFIX = "load_"
 
 
 def prepare_database(url: str, users: int) -> dict:
-    """Create, migrate and seed; return what the seeded data looks like."""
-    create_database(url)
+    """Create (if missing), migrate and seed; return what the seeded data looks like
+    (``created``: whether this call created the database)."""
+    created = databases.create_database(url)
     setup_django(url)
     from django.contrib.auth.models import Permission, User
     from django.core.management import call_command
@@ -141,6 +87,7 @@ def prepare_database(url: str, users: int) -> dict:
 
     connection.close()
     return {
+        "created": created,
         "users": dict(User.objects.filter(pk__lte=users).values_list("pk", "username")),
         "seed_permission_rows": User.user_permissions.through.objects.filter(
             user_id__lte=users
@@ -150,16 +97,14 @@ def prepare_database(url: str, users: int) -> dict:
 
 
 # --- the server ------------------------------------------------------------------------
-def start_server(workers: int, threads: int, log: Path):
-    from example_project.showcase.benchmark.servers import Server, ServerConfig
-
-    server = Server(
-        ServerConfig(name="gunicorn", workers=workers, threads=threads, request_timeout=60),
-        log,
-        host=HOST,
+def gunicorn(workers: int, threads: int, log: Path) -> servers.Server:
+    """A gunicorn gthread server for the load, not started yet: use it as a context
+    manager (``with loadkit.gunicorn(...) as server:``), which starts it once and always
+    stops it."""
+    config = servers.ServerConfig(
+        name="gunicorn", workers=workers, threads=threads, request_timeout=60
     )
-    server.start()
-    return server
+    return servers.Server(config, log, host=HOST)
 
 
 def worker_pids(master: int) -> list[int]:
@@ -206,7 +151,7 @@ class ConnectionWatch(threading.Thread):
         self.stop_event = threading.Event()
 
     def count(self, conn) -> int:
-        name = urlsplit(self.url).path.lstrip("/")
+        name = databases.parse(self.url)["NAME"]
         with conn.cursor() as cursor:
             if backend_of(self.url) == "postgresql":
                 cursor.execute(
@@ -227,7 +172,7 @@ class ConnectionWatch(threading.Thread):
         while not self.stop_event.wait(self.interval):
             try:
                 if conn is None:
-                    conn = raw_connect(self.url)
+                    conn = databases.connect(self.url)
                 self.samples.append(self.count(conn))
             except Exception:  # noqa: BLE001 (the server may be restarting)
                 conn = None
@@ -537,14 +482,6 @@ def wait_until(predicate, seconds: float, interval: float = 0.2) -> bool:
     return False
 
 
-def port_open(port: int) -> bool:
-    try:
-        with socket.create_connection((HOST, port), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
 def versions() -> dict[str, str]:
     from importlib.metadata import version
 
@@ -559,7 +496,7 @@ def versions() -> dict[str, str]:
 
 def server_version(url: str) -> str:
     try:
-        conn = raw_connect(url)
+        conn = databases.connect(url)
         with conn.cursor() as cursor:
             cursor.execute("SELECT version()")
             text = cursor.fetchone()[0]

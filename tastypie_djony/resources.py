@@ -17,11 +17,12 @@ Pony ``db_session`` on Django's connection).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
-from django.db import router, transaction
+from django.db import models, router, transaction
 from django.db.models.query import ModelIterable
 from django.http import HttpResponse
 from pony.orm import db_session
@@ -30,12 +31,14 @@ from tastypie import http
 from tastypie.authorization import Authorization, ReadOnlyAuthorization
 from tastypie.bundle import Bundle
 from tastypie.cache import NoCache
+from tastypie.contrib.contenttypes.fields import GenericForeignKeyField
 from tastypie.exceptions import BadRequest, InvalidFilterError, NotFound
 from tastypie.fields import FileField, ToManyField, ToOneField
 from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass, Resource
 from tastypie.utils.mime import build_content_type
 
 from tastypie_djony.checks import register_resource
+from tastypie_djony.contenttypes import DjonyGenericForeignKeyField
 from tastypie_djony.fastpath import (
     Fallback,
     ListPlan,
@@ -47,6 +50,7 @@ from tastypie_djony.fastpath import (
 from tastypie_djony.fields import (
     DjonyToOneField,
     SetField,
+    _with_mixin,
     as_file_field,
     as_set_field,
     as_to_one_field,
@@ -76,6 +80,8 @@ class DjonyDeclarativeMetaclass(ModelDeclarativeMetaclass):
                     f"DjonyResource {name} needs Meta.queryset (e.g. "
                     f"queryset = MyModel.objects.all()) or Meta.object_model = MyModel."
                 )
+        if "get_object_list" in attrs:
+            attrs["get_object_list"] = _served_by_pony(attrs["get_object_list"])
         new_class = super().__new__(mcs, name, bases, attrs)
         if meta is not None and not getattr(meta, "abstract", False):
             queryset = getattr(new_class._meta, "queryset", None)
@@ -85,25 +91,42 @@ class DjonyDeclarativeMetaclass(ModelDeclarativeMetaclass):
         return new_class
 
 
-def check_queryset(resource_name: str, queryset: Any) -> None:
-    """Refuse ``Meta.queryset`` features an object list of Pony objects cannot carry."""
+def check_queryset(resource_name: str, queryset: Any, where: str = "Meta.queryset") -> None:
+    """Refuse QuerySet features an object list of Pony objects cannot carry.
+
+    ``filter``/``exclude``/``order_by``/``distinct``/``annotate``/``extra`` are
+    served (annotations become attributes of the objects, as on Django instances);
+    ``select_related``/``prefetch_related`` are not needed (related data is
+    loaded per page).
+    """
     query = queryset.query
     unsupported = []
-    if query.annotations:
-        unsupported.append(f"annotate() ({', '.join(query.annotations)})")
-    if query.extra:
-        unsupported.append("extra()")
     if query.values_select or queryset._iterable_class is not ModelIterable:
         unsupported.append("values()/values_list()")
     if query.combinator:
         unsupported.append(f"{query.combinator}()")
     if unsupported:
         raise ImproperlyConfigured(
-            f"DjonyResource {resource_name}: Meta.queryset uses {', '.join(unsupported)}, which "
+            f"DjonyResource {resource_name}: {where} uses {', '.join(unsupported)}, which "
             "DjonyResource cannot serve (objects are Pony entities over the model's own "
-            "columns). Keep Meta.queryset to filter()/exclude()/order_by()/distinct(), and "
-            "compute extra values in a dehydrate_<field>() method."
+            "columns). Keep it to filter()/exclude()/order_by()/distinct()/annotate(), and "
+            "compute other values in a dehydrate_<field>() method."
         )
+
+
+def _served_by_pony(get_object_list: Callable) -> Callable:
+    """Wrap a resource's own ``get_object_list`` so a Django QuerySet it returns is served by Pony.
+
+    ``return Note.objects.filter(user=request.user)`` in an override works as
+    on ModelResource; what Pony cannot serve is an ``ImproperlyConfigured``
+    naming the resource.
+    """
+
+    @functools.wraps(get_object_list)
+    def wrapper(self: Any, request: Any) -> Any:
+        return self.as_object_list(get_object_list(self, request), request)
+
+    return wrapper
 
 
 class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarativeMetaclass):
@@ -116,7 +139,11 @@ class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarati
     def __init__(self, api_name: str | None = None) -> None:
         super().__init__(api_name=api_name)
         for name, field in self.fields.items():
-            if isinstance(field, ToManyField):
+            if isinstance(field, GenericForeignKeyField):
+                self.fields[name] = _with_mixin(
+                    field, DjonyGenericForeignKeyField, GenericForeignKeyField
+                )
+            elif isinstance(field, ToManyField):
                 self.fields[name] = as_set_field(field)
             elif isinstance(field, ToOneField):
                 self.fields[name] = as_to_one_field(field)
@@ -150,6 +177,17 @@ class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarati
         if self.writes_through_django(request):
             return self._meta.queryset._clone()
         return DjonyObjectList(self._meta.queryset._clone(), tuple(self.page_loaders()))
+
+    def as_object_list(self, result: Any, request: Any) -> Any:
+        """``get_object_list``'s result as an object list Pony serves.
+
+        A Django ``QuerySet`` (an override's ``Model.objects.filter(...)``) is
+        served through Pony with the page loaders; anything else is kept.
+        """
+        if isinstance(result, models.QuerySet) and not self.writes_through_django(request):
+            check_queryset(type(self).__name__, result, where="get_object_list()")
+            return DjonyObjectList(result, tuple(self.page_loaders()))
+        return result
 
     def page_loaders(self, depth: int = 0) -> list[Callable[[list], None]]:
         """Loaders that fetch the related lists of a whole page at once.

@@ -55,6 +55,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "tests.testapp",
     "tests.zoo",
+    "tests.instances",
+    "tests.patterns",
     "example_project.showcase",
 ]
 

@@ -12,6 +12,7 @@ from django.core.management import CommandError, call_command
 from example_project.showcase import seeding
 from example_project.showcase.benchmark import identical
 from example_project.showcase.benchmark.endpoints import ENDPOINTS, ENDPOINTS_BY_NAME
+from tastypie_djony.verify import differences
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("example_project.urls")]
 
@@ -102,13 +103,14 @@ def test_drf_differences_are_reported_not_fatal(seeded):
 
 
 def test_json_difference_paths():
-    assert identical.json_difference({"a": [1, {"b": 2}]}, {"a": [1, {"b": 2}]}) is None
+    assert differences.json_difference({"a": [1, {"b": 2}]}, {"a": [1, {"b": 2}]}) is None
     assert (
-        identical.json_difference({"a": [1, {"b": 2}]}, {"a": [1, {"b": 3}]}) == "$.a[1].b: 2 != 3"
+        differences.json_difference({"a": [1, {"b": 2}]}, {"a": [1, {"b": 3}]})
+        == "$.a[1].b: 2 != 3"
     )
-    assert identical.json_difference({"a": 1}, {}) == "$.a: only in the first"
-    assert identical.json_difference([1, 2], [1]) == "$: 2 items != 1 items"
-    assert identical.json_difference(1, "1") == "$: 1 != '1'"
+    assert differences.json_difference({"a": 1}, {}) == "$.a: only in the first"
+    assert differences.json_difference([1, 2], [1]) == "$: 2 items != 1 items"
+    assert differences.json_difference(1, "1") == "$: 1 != '1'"
 
 
 def test_compare_stops_with_a_clear_message_and_saves_the_bodies(seeded, monkeypatch, tmp_path):

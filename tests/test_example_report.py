@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from example_project import database_url
-from example_project.showcase.benchmark import load, report
+from example_project.showcase.benchmark import databases, load, report
 
 AB_OUTPUT = """\
 This is ApacheBench, Version 2.3 <$Revision: 1903618 $>
@@ -246,7 +245,7 @@ def test_plot_without_matplotlib_says_what_to_install(monkeypatch, tmp_path: Pat
     ],
 )
 def test_database_url(url: str, expected: dict):
-    parsed = database_url.parse(url, conn_max_age=60)
+    parsed = databases.parse(url, conn_max_age=60)
     assert {key: parsed.get(key) for key in expected} == expected
     if "conn_max_age" not in url:
         assert parsed["CONN_MAX_AGE"] == 60
@@ -257,7 +256,7 @@ def test_database_url(url: str, expected: dict):
 )
 def test_database_url_refuses_what_it_cannot_read(url: str):
     with pytest.raises(ValueError, match="URL"):
-        database_url.parse(url)
+        databases.parse(url)
 
 
 def test_manage_py_reads_database_only_for_its_own_commands():

@@ -100,7 +100,7 @@ def test_seed_command_reports_and_shows_progress():
 
 
 def test_progress_bar_draws_on_a_terminal_and_writes_one_line_otherwise():
-    from example_project.showcase.progress import Progress
+    from tastypie_djony.verify.progress import Progress
 
     class Terminal(StringIO):
         def isatty(self) -> bool:

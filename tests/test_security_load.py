@@ -2,7 +2,7 @@
 
 Runs ``scripts/load_concurrency.py --quick`` (8 s of mixed reads and writes
 from 4 clients, 2 workers x 8 threads) against a database of its own,
-``<PGDATABASE>_load``, and asserts its verdict: no 5xx, every answer
+``<PGDATABASE>_load`` (dropped at the end), and asserts its verdict: no 5xx, every answer
 matching its request, no partial write, seeded data unchanged.  PostgreSQL
 only (the script needs a server both gunicorn and the test can reach): on
 the other backends it is skipped.  The fault-injection script
@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from example_project.showcase.benchmark import databases
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,7 +45,7 @@ def test_load_concurrency_quick(tmp_path):
     started = time.monotonic()
     result = subprocess.run(
         [sys.executable, "scripts/load_concurrency.py", "--quick", "--database", url,
-         "--json", str(figures)],
+         "--json", str(figures), "--drop-database"],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -60,3 +62,7 @@ def test_load_concurrency_quick(tmp_path):
     assert report["requests"] > 100
     assert report["connections"]["max"] >= 1
     assert seconds < 60, f"the quick run took {seconds:.0f} s"
+    # Nothing left behind: the server's process group is gone, and so is the database.
+    with pytest.raises(ProcessLookupError):
+        os.killpg(report["server_pid"], 0)
+    assert not databases.database_exists(url)

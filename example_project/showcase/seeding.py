@@ -22,7 +22,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.management.color import no_style
 from django.db import connections, transaction
 
-from example_project.showcase.progress import Progress
+from tastypie_djony.verify.progress import Progress
 
 RANDOM_SEED = 2013
 SPECIAL_USER_ID = 3
@@ -236,6 +236,21 @@ def seed(
         if bar:
             bar.close()
     return SeedResult(users, Permission.objects.using(using).count(), len(rows), created=True)
+
+
+DEMO_USER_ID = 1  # the superuser: may write every resource of the example
+
+
+def demo_api_key(using: str = "default") -> tuple[str, str] | None:
+    """``(username, key)`` of the demo user's Tastypie API key (made on first call), or
+    ``None`` when there is no user 1."""
+    from tastypie.models import ApiKey
+
+    user = User.objects.using(using).filter(pk=DEMO_USER_ID).first()
+    if user is None:
+        return None
+    api_key, _ = ApiKey.objects.using(using).get_or_create(user=user)
+    return user.username, api_key.key
 
 
 def _rows(using: str) -> int:

@@ -25,6 +25,14 @@ def describe_type(attr: Any) -> str:
     return getattr(py_type, "__name__", str(py_type))
 
 
+def pony_kind(attr: Any) -> str:
+    """Pony's name for the attribute's kind (djony's relation subclasses say what they extend)."""
+    for kind in type(attr).__mro__:
+        if kind.__module__.startswith("pony."):
+            return kind.__name__
+    return type(attr).__name__
+
+
 def describe_storage(attr: Any) -> str:
     """Where the attribute lives: its column(s), or the relation that holds it."""
     if attr.is_collection:
@@ -49,7 +57,7 @@ def describe(model: type[models.Model], alias: str) -> list[str]:
         entity._attrs_, key=lambda attr: 0 if attr.is_pk else 2 if attr.is_collection else 1
     )
     rows = [
-        (attr.name, type(attr).__name__, describe_type(attr), describe_storage(attr))
+        (attr.name, pony_kind(attr), describe_type(attr), describe_storage(attr))
         for attr in ordered
     ]
     widths = [max((len(row[i]) for row in rows), default=0) for i in range(3)]

@@ -13,13 +13,14 @@ anything else a test wants to substitute.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from example_project.showcase.benchmark.endpoints import DRF, V2, V3, Api, Endpoint
+from tastypie_djony.verify.differences import byte_difference, json_difference
+from tastypie_djony.verify.differences import decode_json as _decode
 
 COMMON_PREFIX = b"/api/<api>/"
 
@@ -74,50 +75,6 @@ def django_client_fetch() -> Fetch:
 def normalise(body: bytes, api: Api) -> bytes:
     """``body`` with ``api``'s URL prefix replaced by the common one."""
     return body.replace(api.prefix.encode(), COMMON_PREFIX)
-
-
-def byte_difference(a: bytes, b: bytes, context: int = 60) -> str:
-    """Where two different byte strings first differ, with some context."""
-    offset = next(
-        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
-    )
-    start = max(0, offset - context)
-
-    def around(body: bytes) -> str:
-        return body[start : offset + context].decode("utf-8", "replace")
-
-    return f"first difference at byte {offset}:\n    v2: …{around(a)}…\n    v3: …{around(b)}…"
-
-
-def json_difference(a: Any, b: Any, path: str = "$") -> str | None:
-    """The first place two decoded JSON documents differ, or ``None``."""
-    if type(a) is not type(b):
-        return f"{path}: {a!r} != {b!r}"
-    if isinstance(a, dict):
-        for key in sorted(set(a) | set(b)):
-            if key not in a or key not in b:
-                side = "second" if key not in a else "first"
-                return f"{path}.{key}: only in the {side}"
-            found = json_difference(a[key], b[key], f"{path}.{key}")
-            if found:
-                return found
-        return None
-    if isinstance(a, list):
-        for index, (x, y) in enumerate(zip(a, b, strict=False)):
-            found = json_difference(x, y, f"{path}[{index}]")
-            if found:
-                return found
-        if len(a) != len(b):
-            return f"{path}: {len(a)} items != {len(b)} items"
-        return None
-    return None if a == b else f"{path}: {a!r} != {b!r}"
-
-
-def _decode(body: bytes) -> Any:
-    try:
-        return json.loads(body)
-    except ValueError:
-        return None
 
 
 def check_endpoint(endpoint: Endpoint, fetch: Fetch, with_drf: bool = True) -> CheckResult:

@@ -28,7 +28,7 @@ from django.db import DatabaseError, connections
 from example_project.showcase import seeding
 from example_project.showcase.benchmark import identical, load, report, servers
 from example_project.showcase.benchmark.endpoints import APIS, ENDPOINTS, ENDPOINTS_BY_NAME, PING
-from example_project.showcase.progress import Progress
+from tastypie_djony.verify.progress import Progress
 
 
 class Command(BaseCommand):

@@ -43,3 +43,10 @@ class Command(BaseCommand):
             )
         else:
             self.stdout.write(f"Already seeded: {result.users} users; nothing to do.")
+        demo = seeding.demo_api_key()
+        if demo:
+            username, key = demo
+            self.stdout.write(
+                f"Writes on /api/v2/ and /api/v3/: user {username} (a superuser), API key {key}\n"
+                f'  curl -H "Authorization: ApiKey {username}:{key}" ...'
+            )

@@ -1,4 +1,4 @@
-"""A progress bar on stderr, without dependencies.
+"""A progress bar on stderr, without dependencies (djony_verify; the example uses it too).
 
 On a terminal the bar is redrawn in place (at most ten times a second); when
 stderr is a file or a pipe (CI logs) only the finished line is written.

@@ -1,0 +1,393 @@
+"""A Django ``QuerySet`` look-alike whose rows Pony loads: :class:`PonyQuerySet`.
+
+Every chained call (``filter``, ``exclude``, ``order_by``, ``distinct``,
+slicing, ``values``/``values_list``) is recorded on a Django ``QuerySet``
+that Django never evaluates: it only compiles the lookups to SQL for the
+current backend, with every value a query parameter.  The SQL selects the
+entity's columns and runs on Pony's session; Pony builds the objects (or,
+for ``values()``/``values_list()``, Django's converters shape the rows).
+So lookups, ordering and default managers mean exactly what they mean to
+Django, and the objects are the ones in the Pony session.
+
+Related managers (``obj.tags.all()``, see :mod:`djony.managers`) and
+Tastypie's object lists (``tastypie_djony.objectlist``) are built on it.
+Evaluated outside a ``db_session``, a query opens one for its own rows;
+the loaded values stay readable afterwards.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import namedtuple
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from django.core.exceptions import EmptyResultSet
+from django.db import models
+from django.db.models.query import (
+    FlatValuesListIterable,
+    ModelIterable,
+    NamedValuesListIterable,
+    ValuesIterable,
+)
+from pony.orm import db_session
+from pony.orm.core import del_statuses
+from pony.orm.core import local as pony_local
+
+from djony import instances
+
+
+class PonyQuerySet:
+    """A lazy, chainable list of Pony objects (or value rows) described by a QuerySet.
+
+    ``loaders`` are called with the list of loaded objects once the query
+    is evaluated; resources use them to fetch related data for a whole page
+    in a constant number of queries.
+    """
+
+    def __init__(
+        self,
+        queryset: models.QuerySet,
+        loaders: tuple = (),
+        prefetched: Callable[[], list[Any]] | None = None,
+    ) -> None:
+        self.queryset = queryset
+        self.loaders = loaders
+        #: Where the rows come from if they were (or will be) loaded with others' (a page's).
+        self.prefetched = prefetched
+        self._result: list[Any] | None = None
+
+    # -- what the query is about ------------------------------------------
+    @property
+    def model(self) -> type[models.Model]:
+        return self.queryset.model
+
+    @property
+    def db(self) -> str:
+        return self.queryset.db
+
+    @property
+    def query(self) -> Any:
+        return self.queryset.query
+
+    @property
+    def ordered(self) -> bool:
+        return self.queryset.ordered
+
+    @property
+    def entity(self) -> Any:
+        from djony.registry import entity_for  # the registry builds the mapping, which uses us
+
+        return entity_for(self.queryset.model, self.queryset.db)
+
+    def _chain(self, queryset: models.QuerySet) -> PonyQuerySet:
+        return type(self)(queryset, self.loaders)
+
+    def with_loaders(self, loaders: tuple) -> PonyQuerySet:
+        return type(self)(self.queryset, loaders)
+
+    # -- the QuerySet API -------------------------------------------------
+    def all(self) -> PonyQuerySet:
+        return self._chain(self.queryset.all())
+
+    _clone = all
+
+    def none(self) -> PonyQuerySet:
+        return self._chain(self.queryset.none())
+
+    def filter(self, *args: Any, **kwargs: Any) -> PonyQuerySet:
+        return self._chain(self.queryset.filter(*args, **kwargs))
+
+    def exclude(self, *args: Any, **kwargs: Any) -> PonyQuerySet:
+        return self._chain(self.queryset.exclude(*args, **kwargs))
+
+    def distinct(self, *fields: str) -> PonyQuerySet:
+        return self._chain(self.queryset.distinct(*fields))
+
+    def order_by(self, *fields: str) -> PonyQuerySet:
+        return self._chain(self.queryset.order_by(*fields))
+
+    def reverse(self) -> PonyQuerySet:
+        return self._chain(self.queryset.reverse())
+
+    def using(self, alias: str) -> PonyQuerySet:
+        return self._chain(self.queryset.using(alias))
+
+    def values(self, *fields: str, **expressions: Any) -> PonyQuerySet:
+        return self._chain(self.queryset.values(*fields, **expressions))
+
+    def values_list(self, *fields: str, flat: bool = False, named: bool = False) -> PonyQuerySet:
+        return self._chain(self.queryset.values_list(*fields, flat=flat, named=named))
+
+    def annotate(self, *args: Any, **kwargs: Any) -> PonyQuerySet:
+        """Annotations become attributes of the objects, as on Django instances."""
+        return self._chain(self.queryset.annotate(*args, **kwargs))
+
+    def alias(self, *args: Any, **kwargs: Any) -> PonyQuerySet:
+        return self._chain(self.queryset.alias(*args, **kwargs))
+
+    def extra(self, *args: Any, **kwargs: Any) -> PonyQuerySet:
+        """Extra ``select`` values become attributes of the objects, as on Django instances."""
+        return self._chain(self.queryset.extra(*args, **kwargs))
+
+    def select_for_update(self, *args: Any, **kwargs: Any) -> PonyQuerySet:
+        return self._chain(self.queryset.select_for_update(*args, **kwargs))
+
+    def defer(self, *fields: Any) -> PonyQuerySet:
+        return self  # Pony loads whole rows; the values read are the same.
+
+    def only(self, *fields: Any) -> PonyQuerySet:
+        return self  # Pony loads whole rows; the values read are the same.
+
+    def aggregate(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """Django's ``aggregate()``, after Pony's pending writes reached the database."""
+        if pony_local.db_session is not None:
+            self.entity._database_._get_cache().flush()
+        return self.queryset.aggregate(*args, **kwargs)
+
+    def select_related(self, *fields: Any) -> PonyQuerySet:
+        return self  # Pony loads relations by key: nothing to join up front.
+
+    def prefetch_related(self, *lookups: Any) -> PonyQuerySet:
+        return self  # Related data is loaded per page by loaders or on first access.
+
+    def iterator(self, chunk_size: int | None = None) -> Iterator[Any]:
+        return iter(self._fetch())
+
+    def __getitem__(self, key: int | slice) -> Any:
+        if self._result is not None or self.prefetched is not None:
+            return self._fetch()[key]
+        if isinstance(key, slice):
+            return self._chain(self.queryset[key])
+        if key < 0:
+            return self._fetch()[key]
+        rows = list(self._chain(self.queryset[key : key + 1]))
+        if not rows:
+            raise IndexError("list index out of range")
+        return rows[0]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._fetch())
+
+    def __len__(self) -> int:
+        return len(self._fetch())
+
+    def __bool__(self) -> bool:
+        return bool(self._fetch())
+
+    def __repr__(self) -> str:
+        shown = list(self[:21]) if self._result is None else self._result[:21]
+        tail = ["...(remaining elements truncated)..."] if len(shown) > 20 else []
+        return f"<{type(self).__name__} {[*shown[:20], *tail]!r}>"
+
+    def count(self) -> int:
+        if self._result is not None or self.prefetched is not None:
+            return len(self._fetch())
+        try:
+            sql, params = self._compile(self.queryset.order_by().values("pk"))
+        except EmptyResultSet:
+            return 0
+        cursor = self._execute(f"SELECT COUNT(*) FROM ({sql}) djony_count", params)
+        return cursor.fetchone()[0]
+
+    def exists(self) -> bool:
+        if self._result is not None or self.prefetched is not None:
+            return bool(self._fetch())
+        return bool(type(self)(self.queryset.order_by().values_list("pk")[:1]).rows())
+
+    def get(self, *args: Any, **kwargs: Any) -> Any:
+        chained = self.filter(*args, **kwargs) if args or kwargs else self
+        objects = list(chained[:21])
+        if not objects:
+            name = self.model._meta.object_name
+            raise self.model.DoesNotExist(f"{name} matching query does not exist.")
+        if len(objects) > 1:
+            raise self.model.MultipleObjectsReturned(
+                f"get() returned more than one {self.model._meta.object_name} -- "
+                f"it returned {'more than 20' if len(objects) > 20 else len(objects)}!"
+            )
+        return objects[0]
+
+    def first(self) -> Any:
+        ordered = self if self.queryset.ordered else self.order_by("pk")
+        found = list(ordered[:1])
+        return found[0] if found else None
+
+    def last(self) -> Any:
+        queryset = self.queryset
+        queryset = queryset.reverse() if queryset.ordered else queryset.order_by("-pk")
+        found = list(self._chain(queryset)[:1])
+        return found[0] if found else None
+
+    def in_bulk(self, id_list: Any = None, *, field_name: str = "pk") -> dict[Any, Any]:
+        chained = self if id_list is None else self.filter(**{f"{field_name}__in": list(id_list)})
+        return {getattr(obj, field_name): obj for obj in chained}
+
+    def delete(self) -> int:
+        objects = self._fetch()
+        for obj in objects:
+            obj.delete()
+        return len(objects)
+
+    # -- evaluation -------------------------------------------------------
+    def _compile(self, queryset: models.QuerySet) -> tuple[str, tuple]:
+        return self._sql(queryset.query.get_compiler(queryset.db))
+
+    def _sql(self, compiler: Any) -> tuple[str, tuple]:
+        """Django's SQL and parameters from ``compiler``; override to translate errors."""
+        return compiler.as_sql()
+
+    def _execute(self, sql: str, params: Any) -> Any:
+        """Run ``sql`` on Pony's session connection; override to translate errors."""
+        cache = self.entity._database_._get_cache()
+        connection = cache.prepare_connection_for_query_execution()  # flushes Pony's writes
+        cursor = connection.cursor()
+        cursor.execute(sql, params)
+        return cursor
+
+    def rows(self) -> list[tuple]:
+        """The rows of a ``values_list()`` queryset, converted as Django converts them."""
+        compiler = self.queryset.query.get_compiler(self.queryset.db)
+        try:
+            sql, params = self._sql(compiler)
+        except EmptyResultSet:
+            return []
+        rows = self._in_session(lambda: self._execute(sql, params).fetchall())
+        converters = compiler.get_converters([s[0] for s in compiler.select[: compiler.col_count]])
+        if converters:
+            rows = [tuple(row) for row in compiler.apply_converters(rows, converters)]
+        return rows
+
+    def values_rows(self, fields: list[str]) -> list[tuple]:
+        """Rows of ``fields`` (Django names, ``pk`` allowed), as Django converts them."""
+        return type(self)(self.queryset.values_list(*fields)).rows()
+
+    def _fetch(self) -> list[Any]:
+        if self._result is None and self.prefetched is not None:
+            self._result = self.prefetched()
+        if self._result is None:
+            iterable = self.queryset._iterable_class
+            if iterable is ModelIterable:
+                self._result = self._in_session(self._load)
+                Page.mark(self._result)
+                for loader in self.loaders:
+                    loader(self._result)
+            else:
+                self._result = _shape(self.queryset, iterable, self.rows())
+        return self._result
+
+    def _in_session(self, work: Any) -> Any:
+        """Run ``work`` in the current Pony session, or in one of its own."""
+        if pony_local.db_session is not None:
+            return work()
+        with db_session(strict=False):
+            return work()
+
+    def _load(self) -> list[Any]:
+        objects = []
+        for obj, values in self.objects_with_values():
+            for name, value in values.items():
+                setattr(obj, name, value)
+            objects.append(obj)
+        return instances.flavoured(objects, self.queryset.model)
+
+    def objects_with_values(self) -> list[tuple[Any, dict[str, Any]]]:
+        """Each row's object with the row's ``annotate()``/``extra()`` values, in row order.
+
+        The values are per row: one object can come in several rows (a
+        related object shared by several owners) with different values.
+        """
+        if self.queryset.query.is_empty():
+            return []
+        entity = self.entity
+        attnames, offsets = row_layout(entity)
+        query = self.queryset.query
+        extras = [*query.extra_select, *query.annotation_select]
+        queryset = self.queryset.values_list(*attnames, *extras)
+        compiler = queryset.query.get_compiler(queryset.db)
+        try:
+            sql, params = self._sql(compiler)
+        except EmptyResultSet:
+            return []
+        cursor = self._execute(sql, params)
+        if not extras:
+            return [
+                (obj, {}) for obj in entity._fetch_objects(cursor, offsets, max_fetch_count=None)
+            ]
+        return _objects_with_values(entity, offsets, compiler, extras, cursor.fetchall())
+
+
+class Page:
+    """The objects one query loaded together, so a relation read on one loads for all.
+
+    ``obj.tags.all()`` on an object of a page of 100 runs one query for the
+    tags of the 100 (see :func:`djony.managers.page_related`), as a
+    ``prefetch_related`` would, but only once some code reads it.
+    """
+
+    __slots__ = ("objects", "__weakref__")
+
+    def __init__(self, objects: list[Any]) -> None:
+        self.objects = objects
+
+    @classmethod
+    def mark(cls, objects: list[Any]) -> None:
+        if len(objects) > 1:
+            page = cls(objects)
+            for obj in objects:
+                obj._djony_page = page
+
+
+def _objects_with_values(
+    entity: Any, offsets: dict, compiler: Any, names: list[str], rows: list
+) -> list[tuple[Any, dict[str, Any]]]:
+    """Pony objects from rows whose last columns are ``annotate()``/``extra()`` values.
+
+    The values are converted by Django (as a Django instance gets them); the
+    columns by Pony, as for any other row.
+    """
+    width = len(rows[0]) - len(names) if rows else 0
+    expressions = [column[0] for column in compiler.select[: compiler.col_count]]
+    converters = {
+        index: converter
+        for index, converter in compiler.get_converters(expressions).items()
+        if index >= width
+    }
+    converted = compiler.apply_converters(rows, converters) if converters else rows
+    result = []
+    for row in converted:
+        real_entity, pkval, avdict = entity._parse_row_(row[:width], offsets)
+        obj = real_entity._get_from_identity_map_(pkval, "loaded")
+        if obj._status_ in del_statuses:
+            continue
+        obj._db_set_(avdict)
+        result.append((obj, dict(zip(names, row[width:], strict=True))))
+    return result
+
+
+def _shape(queryset: models.QuerySet, iterable: type, rows: list[tuple]) -> list[Any]:
+    """``values()``/``values_list()`` rows as Django's iterables give them."""
+    if iterable is FlatValuesListIterable:
+        return [row[0] for row in rows]
+    if iterable is ValuesIterable or iterable is NamedValuesListIterable:
+        query = queryset.query
+        names = [*query.extra_select, *query.values_select, *query.annotation_select]
+        if iterable is ValuesIterable:
+            return [dict(zip(names, row, strict=True)) for row in rows]
+        row_type = namedtuple("Row", names)  # noqa: PYI024 - as Django's values_list(named=True)
+        return [row_type(*row) for row in rows]
+    return rows
+
+
+@functools.cache
+def row_layout(entity: Any) -> tuple[list[str], dict[Any, list[int]]]:
+    """The Django attnames to select for ``entity`` and where each Pony attribute reads."""
+    model = entity._djony_info_.model
+    attname_of = {field.column: field.attname for field in model._meta.local_concrete_fields}
+    attnames: list[str] = []
+    offsets: dict[Any, list[int]] = {}
+    for attr in entity._attrs_:
+        if attr.columns and not attr.is_collection:
+            offsets[attr] = list(range(len(attnames), len(attnames) + len(attr.columns)))
+            attnames.extend(attname_of[column] for column in attr.columns)
+    return attnames, offsets

@@ -1,0 +1,40 @@
+"""Tastypie's ``tastypie.contrib.contenttypes`` on Pony objects.
+
+``GenericForeignKeyField`` picks the related resource by the related
+object's model (``to={Note: NoteResource, Quote: QuoteResource}``).  It asks
+``type(obj)``, which for an entity object is the entity; here it asks the
+object's ``_meta.model`` (a proxy's own for objects of a proxy).
+``DjonyResource`` switches every ``GenericForeignKeyField`` it declares to
+:class:`DjonyGenericForeignKeyField` (a subclass of yours keeps its own
+methods first).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import models
+from tastypie.contrib.contenttypes.fields import GenericForeignKeyField
+
+
+def model_of(obj: Any) -> type[models.Model] | None:
+    """The Django model ``obj`` is a row of: its class, or an entity object's ``_meta.model``."""
+    if isinstance(obj, models.Model):
+        return type(obj)
+    meta = getattr(type(obj), "_meta", None)
+    return meta.model if meta is not None else None
+
+
+class DjonyGenericForeignKeyField(GenericForeignKeyField):
+    """A ``GenericForeignKeyField`` that finds the resource of an entity object's model."""
+
+    def get_related_resource(self, related_instance: Any) -> Any:
+        model = model_of(related_instance)
+        self._to_class = self.to.get(model)
+        if self._to_class is None and model is not None:
+            # A resource declared for the concrete model serves its proxies' rows too.
+            self._to_class = self.to.get(model._meta.concrete_model)
+        if self._to_class is None:
+            name = model._meta.label if model is not None else type(related_instance).__name__
+            raise TypeError(f"no resource for model {name}")
+        return super(GenericForeignKeyField, self).get_related_resource(related_instance)

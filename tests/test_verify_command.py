@@ -1,0 +1,144 @@
+"""``manage.py djony_verify`` on resources of the test app: a clean resource (with a
+mixin, an intermediate base and old-style ``super()``) passes, a deliberately diverging
+one makes the command exit 1 naming the request, and nothing is changed."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.urls import include, path
+from tastypie.api import Api
+from tastypie.authorization import Authorization
+from tastypie.constants import ALL
+from tastypie.resources import ModelResource
+
+from tastypie_djony.management.commands.djony_verify import Command
+from tastypie_djony.resources import DjonyResource
+from tastypie_djony.verify import discovery, twins
+from tests.testapp.models import Country, Tag
+
+pytestmark = pytest.mark.django_db
+
+
+class StampMixin:
+    """A user mixin above the resource's base."""
+
+    def dehydrate(self, bundle):
+        bundle = super().dehydrate(bundle)
+        bundle.data["stamp"] = bundle.data["name"][:1]
+        return bundle
+
+
+class CompanyBase(ModelResource):
+    """An intermediate base class, as large projects have."""
+
+    class Meta:
+        abstract = True
+
+
+class TagResource(StampMixin, CompanyBase):
+    class Meta:
+        queryset = Tag.objects.all()
+        resource_name = "tag"
+        filtering = {"name": ALL, "id": ALL}
+        ordering = ["name", "id"]
+        authorization = Authorization()
+
+    def get_object_list(self, request):
+        return super().get_object_list(request)  # the 2013 spelling
+
+
+class DivergingCountryResource(DjonyResource):
+    """Says which base serves it: every answer with a body differs."""
+
+    class Meta:
+        queryset = Country.objects.all()
+        resource_name = "country"
+
+    def dehydrate(self, bundle):
+        bundle.data["served_by"] = "pony" if isinstance(self, DjonyResource) else "django"
+        return bundle
+
+
+clean = Api(api_name="clean")
+clean.register(TagResource())
+diverging = Api(api_name="diverging")
+diverging.register(DivergingCountryResource())
+urlpatterns = [path("api/", include(clean.urls)), path("api/", include(diverging.urls))]
+
+
+@pytest.fixture
+def rows():
+    for name in ("alpha", "beta", "gamma", "delta"):
+        Tag.objects.create(name=name)
+    Country.objects.create(code="de", name="Germany")
+    Country.objects.create(code="fr", name="France")
+
+
+def verify(*args: str) -> tuple[str, CommandError | None]:
+    out = StringIO()
+    try:
+        call_command(Command(), *args, stdout=out, stderr=StringIO())
+    except CommandError as error:
+        return out.getvalue(), error
+    return out.getvalue(), None
+
+
+@pytest.mark.urls("tests.test_verify_command")
+def test_discovery_finds_each_mounted_resource():
+    found = discovery.find_resources()
+    assert sorted(r.get_resource_uri() for r in found.resources) == [
+        "/api/clean/tag/",
+        "/api/diverging/country/",
+    ]
+
+
+def test_twin_keeps_mixins_intermediate_bases_and_old_style_super():
+    twin = twins.Twins().twin(TagResource)
+    order = twin.__mro__
+    assert order[1:4] == (TagResource, StampMixin, CompanyBase)
+    assert DjonyResource in order and ModelResource not in order
+    assert issubclass(twin, TagResource)
+    back = twins.Twins().twin(DivergingCountryResource)
+    assert ModelResource in back.__mro__ and DjonyResource not in back.__mro__
+
+
+@pytest.mark.urls("tests.test_verify_command")
+def test_a_clean_resource_passes_and_nothing_changes(rows, tmp_path):
+    before = list(Tag.objects.order_by("pk").values())
+    report = tmp_path / "verify.json"
+    out, error = verify("--resource", "/api/clean/", "--writes", "--json", str(report))
+    assert error is None, out
+    assert "Every answer is the same on both bases." in out
+    data = json.loads(report.read_text())
+    [resource] = data["resources"]
+    assert resource["resource"] == "/api/clean/tag/" and resource["base"] == "ModelResource"
+    assert resource["requests"] > 50 and resource["different"] == 0
+    assert list(Tag.objects.order_by("pk").values()) == before  # writes were rolled back
+
+
+@pytest.mark.urls("tests.test_verify_command")
+def test_a_diverging_resource_exits_1_and_names_the_request(rows, tmp_path):
+    report = tmp_path / "verify.json"
+    out, error = verify("--resource", "/api/diverging/", "--json", str(report))
+    assert error is not None and error.returncode == 1
+    assert "answers differ" in str(error)
+    assert "GET /api/diverging/country/" in out
+    assert "served_by" in out
+    data = json.loads(report.read_text())
+    assert data["differences"]
+    assert all(d["resource"] == "/api/diverging/country/" for d in data["differences"])
+
+
+@pytest.mark.urls("tests.test_verify_command")
+def test_bounds_and_bad_options(rows):
+    out, error = verify("--resource", "/api/clean/", "--max-requests", "7")
+    assert error is None
+    assert "djony_verify: 7 requests" in out
+    _, error = verify("--database", "nowhere")
+    assert error is not None and "not in DATABASES" in str(error)
+    _, error = verify("--user", "nobody-at-all")
+    assert error is not None and "no such user" in str(error)
