@@ -13,11 +13,6 @@ from tests.zoo.testing import FORMATS, with_format, zoo  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
-#: ModelResource's 400 names the object with Django's repr; entities get it with issue 10.
-ENTITY_REPR = pytest.mark.xfail(
-    strict=True, reason="the error message shows the entity's repr, not Django's (issue 10)"
-)
-
 URLS = [
     # null before default; TextField(null=True) gets Tastypie's default ''
     "animal/",
@@ -57,12 +52,15 @@ URLS = [
     "stamped_animal/",
     "uri_attribute_animal/",
     "uri_attribute_animal/<a2>/",
+    # include_absolute_url: the model's get_absolute_url on the object
+    "absolute_animal/",
+    "absolute_animal/<a1>/",
     # to_field, db_constraint=False, dotted to-many
     "enclosure/",
     "enclosure/<e1>/",
-    pytest.param("guarded_enclosure/", marks=ENTITY_REPR),
+    "guarded_enclosure/",
     "guarded_enclosure/<e0>/",
-    pytest.param("guarded_enclosure/<lost>/", marks=ENTITY_REPR),
+    "guarded_enclosure/<lost>/",
     "zone_enclosures/",
     "zone_enclosures/<north>/",
     # reverse FK under the default accessor, in Meta.ordering through the default manager

@@ -6,7 +6,7 @@ from django.apps import apps
 from pony.orm import db_session, select
 
 from djony.checks import check_mapping
-from tests.zoo.models import Animal, Feeding, Keeper
+from tests.zoo.models import Animal, Caretaker, Feeding
 
 pytestmark = pytest.mark.django_db
 
@@ -25,11 +25,11 @@ def test_no_error_for_the_other_models():
 
 
 def test_other_models_keep_their_entities():
-    keeper = Keeper.objects.create(name="Ida")
+    keeper = Caretaker.objects.create(name="Ida")
     Animal.objects.create(name="Gnu", number=901, slug="gnu", keeper=keeper)
     with db_session:
         assert select(a.name for a in Animal.p if a.number == 901)[:] == ["Gnu"]
-        assert Keeper.p.get(id=keeper.pk).name == "Ida"
+        assert Caretaker.p.get(id=keeper.pk).name == "Ida"
 
 
 def test_the_composite_model_has_no_entity():

@@ -29,13 +29,13 @@ from tastypie.resources import ModelResource
 from tastypie_djony.resources import DjonyResource
 from tests.zoo.models import (
     Animal,
+    Badge,
     Bird,
+    Caretaker,
     Enclosure,
     Habitat,
-    Keeper,
-    Label,
-    Note,
     Pet,
+    Scribble,
     Zone,
 )
 
@@ -71,17 +71,17 @@ def build_zoo_api(api_name: str, kind: str) -> tuple[Api, Api]:
     def meta(queryset, **options) -> type:
         return meta_for(kind, queryset, **options)
 
-    class KeeperResource(base):
-        Meta = meta(Keeper.objects.all(), resource_name="keeper")
+    class CaretakerResource(base):
+        Meta = meta(Caretaker.objects.all(), resource_name="keeper")
 
     class LabelResource(base):
-        Meta = meta(Label.objects.all(), resource_name="label")
+        Meta = meta(Badge.objects.all(), resource_name="label")
 
     class NoteResource(base):
-        Meta = meta(Note.objects.all(), resource_name="note", excludes=["content_type"])
+        Meta = meta(Scribble.objects.all(), resource_name="note", excludes=["content_type"])
 
     class AnimalBySlugResource(base):
-        keeper = fields.ToOneField(KeeperResource, "keeper", null=True)
+        keeper = fields.ToOneField(CaretakerResource, "keeper", null=True)
         mother = fields.ToOneField("self", "mother", null=True)
         labels = fields.ToManyField(LabelResource, "labels", null=True)
 
@@ -101,7 +101,7 @@ def build_zoo_api(api_name: str, kind: str) -> tuple[Api, Api]:
         Meta = meta(Habitat.objects.all(), resource_name="habitat")
 
     class AnimalResource(base):
-        keeper = fields.ToOneField(KeeperResource, "keeper", null=True)
+        keeper = fields.ToOneField(CaretakerResource, "keeper", null=True)
         mother = fields.ToOneField("self", "mother", null=True)
         young = fields.ToManyField("self", "young", null=True)
         labels = fields.ToManyField(LabelResource, "labels", null=True)
@@ -116,15 +116,15 @@ def build_zoo_api(api_name: str, kind: str) -> tuple[Api, Api]:
         animals = fields.ToManyField(AnimalResource, "animal_set", null=True)
         favourites = fields.ToManyField(AnimalByNumberResource, "favourites", null=True)
 
-        Meta = meta(Keeper.objects.all(), resource_name="keeper_animals")
+        Meta = meta(Caretaker.objects.all(), resource_name="keeper_animals")
 
     class PetResource(base):
-        keeper = fields.ToOneField(KeeperResource, "keeper", null=True)
+        keeper = fields.ToOneField(CaretakerResource, "keeper", null=True)
 
         Meta = meta(Pet.objects.all(), resource_name="pet")
 
     class BirdResource(base):
-        keeper = fields.ToOneField(KeeperResource, "keeper", null=True)
+        keeper = fields.ToOneField(CaretakerResource, "keeper", null=True)
         labels = fields.ToManyField(LabelResource, "labels", null=True)
 
         Meta = meta(Bird.objects.all(), resource_name="bird")
@@ -134,13 +134,13 @@ def build_zoo_api(api_name: str, kind: str) -> tuple[Api, Api]:
 
     class EnclosureResource(base):
         zone = fields.ToOneField(ZoneResource, "zone")
-        warden = fields.ToOneField(KeeperResource, "warden", null=True)
+        warden = fields.ToOneField(CaretakerResource, "warden", null=True)
         zone_mates = fields.ToManyField("self", "zone__enclosures", null=True)
 
         Meta = meta(Enclosure.objects.all(), resource_name="enclosure", excludes=["guard"])
 
     class GuardedEnclosureResource(base):
-        guard = fields.ToOneField(KeeperResource, "guard")
+        guard = fields.ToOneField(CaretakerResource, "guard")
 
         Meta = meta(Enclosure.objects.all(), resource_name="guarded_enclosure")
 
@@ -191,7 +191,7 @@ def build_zoo_api(api_name: str, kind: str) -> tuple[Api, Api]:
     # -- URIs built another way --------------------------------------------------
     class NamespacedKeeperResource(base):
         Meta = meta(
-            Keeper.objects.all(), resource_name="keeper", urlconf_namespace=f"zoo-{api_name}"
+            Caretaker.objects.all(), resource_name="keeper", urlconf_namespace=f"zoo-{api_name}"
         )
 
         def _build_reverse_url(self, name, args=None, kwargs=None):
@@ -214,7 +214,7 @@ def build_zoo_api(api_name: str, kind: str) -> tuple[Api, Api]:
     class TaggedKeeperResource(base):
         """Overrides ``get_resource_uri`` and ``detail_uri_kwargs``."""
 
-        Meta = meta(Keeper.objects.all(), resource_name="tagged_keeper")
+        Meta = meta(Caretaker.objects.all(), resource_name="tagged_keeper")
 
         def detail_uri_kwargs(self, bundle_or_obj):
             obj = getattr(bundle_or_obj, "obj", bundle_or_obj)
@@ -240,7 +240,7 @@ def build_zoo_api(api_name: str, kind: str) -> tuple[Api, Api]:
     class ModelKeeperResource(ModelResource):
         """Always a ModelResource: the related resource of a migration in progress."""
 
-        Meta = meta(Keeper.objects.all(), resource_name="model_keeper")
+        Meta = meta(Caretaker.objects.all(), resource_name="model_keeper")
 
     class MixedAnimalResource(base):
         keeper = fields.ToOneField(ModelKeeperResource, "keeper", null=True)
@@ -279,8 +279,17 @@ def build_zoo_api(api_name: str, kind: str) -> tuple[Api, Api]:
 
         Meta = meta(Animal.objects.all(), resource_name="uri_attribute_animal", fields=["name"])
 
+    class AbsoluteAnimalResource(base):
+        Meta = meta(
+            Animal.objects.all(),
+            resource_name="absolute_animal",
+            include_absolute_url=True,
+            fields=["name"],
+        )
+
     resources = [
-        KeeperResource,
+        AbsoluteAnimalResource,
+        CaretakerResource,
         LabelResource,
         NoteResource,
         HabitatResource,

@@ -9,13 +9,13 @@ from decimal import Decimal
 
 from tests.zoo.models import (
     Animal,
+    Badge,
     Bird,
+    Caretaker,
     Enclosure,
     Feeding,
     Habitat,
-    Keeper,
-    Label,
-    Note,
+    Scribble,
     Zone,
 )
 
@@ -24,9 +24,9 @@ MISSING_KEEPER = 987654
 
 def create() -> dict[str, object]:
     """Write the zoo; return placeholder name -> detail key, for URLs like ``animal/<a1>/``."""
-    keepers = [Keeper.objects.create(name=name) for name in ("Zoe", "Adam", "Mia", "Ben")]
+    keepers = [Caretaker.objects.create(name=name) for name in ("Zoe", "Adam", "Mia", "Ben")]
     labels = [
-        Label.objects.create(id=uuid.UUID(int=n * 7919), text=text)
+        Badge.objects.create(id=uuid.UUID(int=n * 7919), text=text)
         for n, text in enumerate(["loud", "lazy", "shy", "long", "quiet"], start=1)
     ]
     born = datetime.datetime(2019, 5, 6, 7, 8, 9, tzinfo=datetime.UTC)
@@ -74,8 +74,8 @@ def create() -> dict[str, object]:
     savanna.animals.set([animals[0], animals[4], animals[1], animals[5]])
     river.animals.set([animals[3]])
     for animal, text in ((animals[0], "stripes"), (animals[0], "bites"), (animals[3], "wet")):
-        Note.objects.create(target=animal, text=text)
-    Note.objects.create(target=keepers[0], text="keeper note")
+        Scribble.objects.create(target=animal, text=text)
+    Scribble.objects.create(target=keepers[0], text="keeper note")
     north = Zone.objects.create(code="N-1", name="North")
     Zone.objects.create(code="S-2", name="South")
     enclosures = [

@@ -10,13 +10,13 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 
 
-class Keeper(models.Model):
+class Caretaker(models.Model):
     """No ``Meta.ordering``: related lists of keepers come out in the database's order."""
 
     name = models.CharField(max_length=40)
 
 
-class Label(models.Model):
+class Badge(models.Model):
     """UUID-keyed, no ``Meta.ordering``."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4)
@@ -30,7 +30,7 @@ class LivingManager(models.Manager):
         return super().get_queryset().filter(alive=True)
 
 
-class Note(models.Model):
+class Scribble(models.Model):
     """Attached to anything through a GenericForeignKey."""
 
     content_type = models.ForeignKey(ContentType, on_delete=models.CASCADE)
@@ -51,11 +51,11 @@ class Animal(models.Model):
     slug = models.SlugField(unique=True)
     alive = models.BooleanField(default=True)
     weight = models.DecimalField(max_digits=6, decimal_places=2, null=True)
-    keeper = models.ForeignKey(Keeper, null=True, on_delete=models.SET_NULL)  # keeper.animal_set
+    keeper = models.ForeignKey(Caretaker, null=True, on_delete=models.SET_NULL)  # keeper.animal_set
     mother = models.ForeignKey("self", null=True, on_delete=models.SET_NULL, related_name="young")
-    labels = models.ManyToManyField(Label, blank=True)
-    keepers = models.ManyToManyField(Keeper, blank=True, related_name="favourites")
-    notes = GenericRelation(Note)
+    labels = models.ManyToManyField(Badge, blank=True)
+    keepers = models.ManyToManyField(Caretaker, blank=True, related_name="favourites")
+    notes = GenericRelation(Scribble)
 
     objects = LivingManager()
     everyone = models.Manager()
@@ -63,6 +63,9 @@ class Animal(models.Model):
     class Meta:
         ordering = ["number"]
         base_manager_name = "everyone"
+
+    def get_absolute_url(self) -> str:
+        return f"/zoo/animals/{self.slug}/"
 
 
 class Pet(Animal):
@@ -103,10 +106,10 @@ class Enclosure(models.Model):
         Zone, to_field="code", on_delete=models.CASCADE, related_name="enclosures"
     )
     warden = models.ForeignKey(
-        Keeper, null=True, db_constraint=False, on_delete=models.DO_NOTHING, related_name="+"
+        Caretaker, null=True, db_constraint=False, on_delete=models.DO_NOTHING, related_name="+"
     )
     guard = models.ForeignKey(
-        Keeper, db_constraint=False, on_delete=models.DO_NOTHING, related_name="guarded"
+        Caretaker, db_constraint=False, on_delete=models.DO_NOTHING, related_name="guarded"
     )
 
     class Meta:
@@ -118,5 +121,5 @@ class Feeding(models.Model):
 
     pk = models.CompositePrimaryKey("animal_id", "keeper_id")
     animal = models.ForeignKey(Animal, on_delete=models.CASCADE, related_name="+")
-    keeper = models.ForeignKey(Keeper, on_delete=models.CASCADE, related_name="+")
+    keeper = models.ForeignKey(Caretaker, on_delete=models.CASCADE, related_name="+")
     grams = models.IntegerField(default=0)
