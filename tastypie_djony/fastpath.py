@@ -21,7 +21,7 @@ Served (``DjonyResource.list_plan`` / ``detail_plan`` return a plan) when all of
   - a stock ``ToOneField``/``ForeignKey``/``OneToOneField`` without ``full``, over a
     concrete forward key with a database constraint (``db_constraint=False`` declines:
     the key may name no row);
-  - a ``ToManyField``/``SetField`` without ``full`` over a relation named by the model's
+  - a stock ``ToManyField``/``SetField`` without ``full`` over a relation named by the model's
     field or Django accessor (forward or reverse many-to-many, reverse ForeignKey, also
     over ``to_field``, ``GenericRelation``); ``a__b`` paths and callables decline;
 
