@@ -62,8 +62,10 @@ class DjonyObjectList(PonyQuerySet):
         probe = chained.queryset.all()  # compiling adds joins to the query: use a copy
         try:
             probe.query.get_compiler(self.queryset.db).get_order_by()
-        except FieldError as exc:
-            raise InvalidSortError(f"Cannot order by {', '.join(fields)}: {exc}") from None
+        except FieldError:
+            # Django's message lists the model's columns: not for clients.
+            names = ", ".join(repr(str(field).lstrip("-")) for field in fields)
+            raise InvalidSortError(f"Cannot order by {names}: no such field.") from None
         return chained
 
     def __getitem__(self, key: int | slice) -> Any:

@@ -217,3 +217,36 @@ def test_custom_field_values_as_from_db_value_gives_them() -> None:
         assert created.words == ["d", "e"]
     assert Tagged.objects.get(pk=tagged.pk).words == ["c"]
     assert Tagged.objects.get(pk=created.pk).words == ["d", "e"]
+
+
+def test_model_validation_runs_on_the_objects(writer: Writer) -> None:
+    from django.core.exceptions import ValidationError
+    from django.forms import ModelForm
+
+    class WriterForm(ModelForm):
+        class Meta:
+            model = Writer
+            fields = ["first_name", "last_name", "status", "mentor"]
+
+    with db_session:
+        obj = Writer.p[writer.pk]
+        obj.full_clean()
+        obj.status = "x"
+        with pytest.raises(ValidationError) as raised:
+            obj.full_clean()
+        assert list(raised.value.message_dict) == ["status"]
+        obj.status = "d"
+        form = WriterForm(data={"first_name": "", "last_name": "L", "status": "p"}, instance=obj)
+        reference = WriterForm(
+            data={"first_name": "", "last_name": "L", "status": "p"}, instance=writer
+        )
+        assert form.errors == reference.errors and "first_name" in form.errors
+
+
+def test_model_code_reading_the_manager_from_the_class() -> None:
+    user = User.objects.create(username="w", email="W@EXAMPLE.COM")
+    with db_session:
+        obj = User.p[user.pk]
+        obj.clean()  # AbstractUser.clean: self.__class__.objects.normalize_email(...)
+        assert obj.email == "W@example.com"
+        assert type(obj).objects is User.objects and not hasattr(obj, "objects")
