@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_the_check_names_model_fields_and_what_to_do():
-    messages = [m for m in check_mapping([apps.get_app_config("zoo")]) if m.id == "djony.W004"]
+    messages = [m for m in check_mapping([apps.get_app_config("zoo")]) if m.id == "djony.W005"]
     assert len(messages) == 1
     (message,) = messages
     assert message.obj is Feeding

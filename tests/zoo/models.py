@@ -117,7 +117,7 @@ class Enclosure(models.Model):
 
 
 class Feeding(models.Model):
-    """A composite primary key: djony leaves the model out and says so (``djony.W004``)."""
+    """A composite primary key: djony leaves the model out and says so (``djony.W005``)."""
 
     pk = models.CompositePrimaryKey("animal_id", "keeper_id")
     animal = models.ForeignKey(Animal, on_delete=models.CASCADE, related_name="+")
