@@ -46,12 +46,21 @@ class EntityInfo:
 
 
 def mapped_models(all_models: list[type[models.Model]]) -> list[type[models.Model]]:
-    """The models that get an entity: concrete, not proxies, not swapped out."""
+    """The models that get an entity: concrete, not proxies, not swapped out, one-column key."""
     return [
         model
         for model in all_models
-        if not model._meta.abstract and not model._meta.proxy and not model._meta.swapped
+        if not model._meta.abstract
+        and not model._meta.proxy
+        and not model._meta.swapped
+        and not has_composite_key(model)
     ]
+
+
+def has_composite_key(model: type[models.Model]) -> bool:
+    """Whether the primary key is a ``CompositePrimaryKey`` (Django 5.2), which djony leaves out."""
+    composite = getattr(models, "CompositePrimaryKey", None)
+    return composite is not None and isinstance(model._meta.pk, composite)
 
 
 def entity_names(model_list: list[type[models.Model]]) -> dict[type[models.Model], str]:
