@@ -64,14 +64,17 @@ def has_composite_key(model: type[models.Model]) -> bool:
 
 
 def entity_names(model_list: list[type[models.Model]]) -> dict[type[models.Model], str]:
-    """``ModelName``, or ``app_label_ModelName`` where two apps share a model name."""
+    """``ModelName``, or ``App_label_ModelName`` where two apps share a model name.
+
+    (Pony wants entity names to start with a capital letter.)
+    """
     counts: dict[str, int] = {}
     for model in model_list:
         counts[model._meta.object_name] = counts.get(model._meta.object_name, 0) + 1
     return {
         model: model._meta.object_name
         if counts[model._meta.object_name] == 1
-        else f"{model._meta.app_label}_{model._meta.object_name}"
+        else f"{model._meta.app_label.capitalize()}_{model._meta.object_name}"
         for model in model_list
     }
 
