@@ -52,10 +52,16 @@ class Draft:
         return self._instance
 
     def _relation_field(self, name: str) -> models.Field | None:
-        """The relation ``name`` names (not its attname: ``owner_id`` is a column)."""
+        """The relation ``name`` names (not its attname: ``owner_id`` is a column).
+
+        A ``GenericForeignKey`` is not one here: the Django instance's own
+        descriptor keeps it, as content type and object id columns.
+        """
         try:
             field = self._model._meta.get_field(name)
         except FieldDoesNotExist:
+            return None
+        if _is_generic_foreign_key(field):
             return None
         return field if field.is_relation and field.name == name else None
 
@@ -80,7 +86,7 @@ class Draft:
         related = self._related_by_attname(name)
         if related is not None:
             return related
-        if name == "pk" or _is_field(self._model, name):
+        if name == "pk" or _is_field(self._model, name) or _is_generic_name(self._model, name):
             return getattr(self.instance, name)
         raise AttributeError(f"{self._model._meta.object_name} draft has no attribute {name!r}")
 
@@ -100,6 +106,8 @@ class Draft:
             setattr(self._entity, name, unwrap(value))
         elif self._relation_field(name) is not None:
             self._relations[name] = value
+        elif _is_generic_name(self._model, name):
+            setattr(self.instance, name, value)  # Django's descriptor sets both columns
         elif name == "pk" or _is_field(self._model, name):
             field = _concrete(self._model, name)
             if field is not None and field.is_relation and name == field.attname:
@@ -232,6 +240,15 @@ def _with_meta(base: type, model: type[models.Model]) -> type:
     ``DjangoAuthorization``).
     """
     return type(f"{model.__name__}{base.__name__}", (base,), {"_meta": model._meta})
+
+
+def _is_generic_foreign_key(field: Any) -> bool:
+    return hasattr(field, "ct_field") and hasattr(field, "fk_field") and not field.concrete
+
+
+def _is_generic_name(model: type[models.Model], name: str) -> bool:
+    """Whether ``name`` is a ``GenericForeignKey`` of ``model``."""
+    return any(f.name == name and _is_generic_foreign_key(f) for f in model._meta.private_fields)
 
 
 def new_draft(model: type[models.Model]) -> Draft:
