@@ -235,19 +235,26 @@ def related_by_key(field: models.Field, raw: Any) -> Any:
 
 
 def settled(obj: Any) -> Any:
-    """``obj`` after a flush, ready to read back what the database stored.
+    """``obj`` after a flush, holding what was saved as Django's instance does after ``save()``.
 
     Pony remembers the values it wrote as values it read, and refuses a later
     load that finds them changed (``UnrepeatableReadError``); a database that
-    rounds a decimal or truncates a time changes them.  Django does not
-    check: forget the reads, so a reload simply takes the stored values.
+    rounds a decimal or truncates a time changes them, and reading the row's
+    other columns (those the insert left to the database) loads it again.
+    Django does not check, and its instance keeps the values it saved
+    (``always_return_data`` answers ``"1.239"`` for a column that stores
+    ``1.24``).  So: the reads are forgotten, and the saved columns are marked
+    as held in memory (Pony's "written" bits), which a later load of the
+    row leaves as they are while it takes the stored values for the rest.
     """
     if obj._rbits_ is None:  # not a row of this session (deleted, or a session that ended)
         return obj
-    bits = obj._bits_except_volatile_
+    read_bits, held_bits = obj._bits_except_volatile_, obj._bits_
     for attr in obj._attrs_with_columns_:
         if attr in obj._dbvals_:
-            obj._rbits_ &= ~bits.get(attr, 0)
+            obj._rbits_ &= ~read_bits.get(attr, 0)
+            if not attr.is_pk and not attr.reverse:
+                obj._wbits_ |= held_bits.get(attr, 0)
     return obj
 
 
