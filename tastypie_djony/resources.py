@@ -58,7 +58,7 @@ from tastypie_djony.fields import (
 )
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import Relation, ToOneRelation, make_loader, make_to_one_loader
-from tastypie_djony.sessions import OutsideRequestMixin
+from tastypie_djony.sessions import OutsideRequestMixin, in_session
 from tastypie_djony.uris import stock_uri_method, uris_of
 from tastypie_djony.writes import COMMIT_ERRORS, WRITES_THROUGH_DJANGO, PonyWritesMixin
 
@@ -296,6 +296,7 @@ class DjonyResource(
             return None
         return self.list_plan(request, for_list=False)
 
+    @in_session()
     def get_detail(self, request: Any, **kwargs: Any) -> Any:
         """Tastypie's ``get_detail``; the JSON of a plain resource skips the object."""
         plan = self.detail_plan(request)
@@ -325,6 +326,7 @@ class DjonyResource(
             check_same_answer(self, request, response, super().get_detail(request, **kwargs))
         return response
 
+    @in_session()
     def get_list(self, request: Any, **kwargs: Any) -> Any:
         """Tastypie's ``get_list``; JSON pages of plain resources skip the objects."""
         plan = self.list_plan(request)
