@@ -28,7 +28,7 @@ except ImportError:  # Django 4.2 has no db_default
         """Stands in for Django 5's marker of a value left to the database."""
 
 
-from djony.instances import behaviour_base
+from djony.instances import ManagerOnClass, behaviour_base
 from djony.managers import RelatedManager
 from djony.registry import entity_for, write_alias
 
@@ -284,6 +284,8 @@ def _with_meta(base: type, model: type[models.Model]) -> type:
         "_default_manager": model._meta.default_manager,
         "_base_manager": model._meta.base_manager,
     }
+    # Model code reads its managers from the class (AbstractUser.clean: self.__class__.objects).
+    body.update({m.name: ManagerOnClass(m) for m in model._meta.managers if m.name not in body})
     # The model's name, as code reads it (``type(obj).__name__``, a model's ``describe()``).
     return type(model.__name__, (base, mirror), body)
 
