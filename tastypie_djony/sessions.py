@@ -109,6 +109,10 @@ class OutsideRequestMixin:
     def full_dehydrate(self, *args: Any, **kwargs: Any) -> Bundle:
         return super().full_dehydrate(*args, **kwargs)
 
+    @in_session()
+    def full_hydrate(self, *args: Any, **kwargs: Any) -> Bundle:
+        return super().full_hydrate(*args, **kwargs)
+
     @in_session(write=True)
     def obj_create(self, *args: Any, **kwargs: Any) -> Bundle:
         return super().obj_create(*args, **kwargs)
