@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 
 from tests.differential.harness import Answer, _diff, _show, api_client
 from tests.zoo import data
@@ -32,11 +32,12 @@ class Zoo:
         return f"{prefix}/{api}/" + PLACEHOLDER.sub(lambda m: str(self.ids[m.group(1)]), url)
 
     def get(self, url: str, api: str, prefix: str = "", **headers: str):
-        savepoint = transaction.savepoint()
+        # connection.savepoint(): transaction.savepoint() is deprecated in Django 6.1.
+        savepoint = connection.savepoint()
         try:
             return self.client.get(self.url(url, api, prefix), headers=headers)
         finally:
-            transaction.savepoint_rollback(savepoint)
+            connection.savepoint_rollback(savepoint)
 
     def answers(self, url: str, prefix: str = "", **headers: str) -> dict[str, Answer]:
         return {api: Answer.of(self.get(url, api, prefix, **headers), api) for api in KINDS}
