@@ -46,6 +46,8 @@ by the general path too and any difference raises :class:`FastPathMismatch`.
 from __future__ import annotations
 
 import datetime
+import functools
+import json
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -328,6 +330,27 @@ def verifying() -> bool:
     return bool(getattr(settings, "DJONY_VERIFY_FAST_PATH", False))
 
 
+def _same_rows_in_another_order(mine: bytes, theirs: bytes) -> bool:
+    """Whether two JSON pages differ only in the order of their objects.
+
+    Rows the ordering does not decide between (``order_by=country__name`` with
+    two authors of one country) come in whatever order the database picks for
+    each query, for ModelResource too: not a difference between the paths.
+    """
+    try:
+        fast, general = json.loads(mine), json.loads(theirs)
+    except ValueError:
+        return False
+    if not (isinstance(fast, dict) and isinstance(general, dict)):
+        return False
+    fast_objects, general_objects = fast.pop("objects", None), general.pop("objects", None)
+    lists = isinstance(fast_objects, list) and isinstance(general_objects, list)
+    if not lists or fast != general:
+        return False
+    key = functools.partial(json.dumps, sort_keys=True)
+    return sorted(map(key, fast_objects)) == sorted(map(key, general_objects))
+
+
 def check_same_answer(resource: Any, request: Any, fast: Any, general: Any) -> None:
     """Raise :class:`FastPathMismatch`, naming the first difference, unless both are equal."""
     for part, mine, theirs in (
@@ -335,7 +358,7 @@ def check_same_answer(resource: Any, request: Any, fast: Any, general: Any) -> N
         ("Content-Type", fast.get("Content-Type"), general.get("Content-Type")),
         ("body", fast.content, general.content),
     ):
-        if mine == theirs:
+        if mine == theirs or (part == "body" and _same_rows_in_another_order(mine, theirs)):
             continue
         detail = f"{mine!r} != {theirs!r}"
         if part == "body":

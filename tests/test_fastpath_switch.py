@@ -90,3 +90,13 @@ def test_without_verification_the_fast_answer_is_served(zoo, monkeypatch):  # no
     response = zoo.get("animal/", "zf")
     names = [item["name"] for item in json.loads(response.content)["objects"]]
     assert "Zebu" in names
+
+
+def test_verification_accepts_rows_the_ordering_does_not_decide_between() -> None:
+    from tastypie_djony.fastpath import _same_rows_in_another_order
+
+    page = b'{"meta": {"total_count": 2}, "objects": [{"id": 1}, {"id": 2}]}'
+    swapped = b'{"meta": {"total_count": 2}, "objects": [{"id": 2}, {"id": 1}]}'
+    assert _same_rows_in_another_order(page, swapped)
+    assert not _same_rows_in_another_order(page, swapped.replace(b'"id": 1', b'"id": 3'))
+    assert not _same_rows_in_another_order(page, swapped.replace(b"2}, ", b"3}, "))
