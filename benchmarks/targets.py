@@ -102,7 +102,9 @@ def check_variant(client: Any, variant: str, endpoint: str, flavours: tuple[str,
         if flavour == "drf":
             where = json_difference(decode_json(expected), decode_json(body))
             if where is not None:
-                raise NotIdentical(f"{target.label()} {endpoint}: data differs from v2's at {where}")
+                raise NotIdentical(
+                    f"{target.label()} {endpoint}: data differs from v2's at {where}"
+                )
         elif body != expected:
             raise NotIdentical(
                 f"{target.label()} {endpoint}: body differs from v2's: "
