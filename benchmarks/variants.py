@@ -38,6 +38,7 @@ from tastypie.bundle import Bundle
 from tastypie.fields import ToManyField, ToOneField
 from tastypie.resources import ModelResource
 
+from benchmarks.targets import VARIANTS
 from example_project.showcase.apis import (
     PERMISSION_ORDERING,
     USER_ORDERING,
@@ -47,7 +48,6 @@ from example_project.showcase.apis import (
 )
 from tastypie_djony.resources import DjonyResource
 
-VARIANTS = ("hooked", "field", "both", "full", "related")
 TASTYPIE_FLAVOURS = ("v2", "v2p", "v3")
 BASES = {"v2": ModelResource, "v2p": ModelResource, "v3": DjonyResource}
 
