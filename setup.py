@@ -14,7 +14,12 @@ VERSION = re.search(
     r'^__version__ = "([^"]+)"', (HERE / "djony" / "__init__.py").read_text(), re.MULTILINE
 ).group(1)
 
-POSTGRES = ["psycopg2-binary>=2.9"]  # Pony ORM 0.7 speaks psycopg2 only, not psycopg 3
+# psycopg 3 is what Django recommends and picks when both drivers are installed;
+# djony brings its own Pony provider for it (djony/backends/postgresql.py).
+# 3.1.8 is the oldest psycopg Django 5.2 accepts.
+POSTGRES = ["psycopg[binary]>=3.1.8"]
+POSTGRES_POOL = ["psycopg[binary,pool]>=3.1.8"]  # Django's OPTIONS["pool"]
+PSYCOPG2 = ["psycopg2-binary>=2.9"]
 MYSQL = ["mysqlclient>=2.2.1"]  # compiled: needs libmysqlclient/libmariadb headers and gcc
 
 setup(
@@ -31,17 +36,20 @@ setup(
     zip_safe=False,
     python_requires=">=3.10",
     install_requires=[
-        "Django>=4.2,<6.0",
+        "Django>=5.2,<6.2",
         "django-tastypie>=0.15,<0.16",
         "pony>=0.7.20,<0.8",
         "python-dateutil",
     ],
     extras_require={
         "postgres": POSTGRES,
+        "postgres-pool": POSTGRES_POOL,
+        "psycopg2": PSYCOPG2,
         "mysql": MYSQL,
         # Aliases named like the values of DJONY_TEST_DATABASE, so tox can pick
-        # the driver with ``extras = {env:DJONY_TEST_DATABASE:sqlite}``.
-        "postgresql": POSTGRES,
+        # the driver with ``extras = {env:DJONY_TEST_DATABASE:sqlite}``; on
+        # PostgreSQL both drivers and the pool, for every DJONY_PG_* variant.
+        "postgresql": POSTGRES_POOL + PSYCOPG2,
         "sqlite": [],
         "test": [
             "pytest>=7.4",
@@ -67,8 +75,9 @@ setup(
         "Development Status :: 4 - Beta",
         "Environment :: Web Environment",
         "Framework :: Django",
-        "Framework :: Django :: 4.2",
         "Framework :: Django :: 5.2",
+        "Framework :: Django :: 6.0",
+        "Framework :: Django :: 6.1",
         "Intended Audience :: Developers",
         "Operating System :: OS Independent",
         "Programming Language :: Python :: 3",

@@ -31,3 +31,4 @@ class DjonyConfig(AppConfig):
             if existing is None or isinstance(existing, EntityDescriptor):
                 model.p = descriptor
         checks.register(djony_checks.check_mapping, "djony")
+        checks.register(djony_checks.check_databases, "djony")

@@ -4,6 +4,9 @@
 relation to a model without an entity).  ``djony.W002``: a relation is only
 partly mapped (``to_field`` or an explicit ``through`` model).  ``djony.W003``:
 the model has its own ``p`` attribute, so ``Model.p`` is not djony's entity.
+``djony.E002``: djony cannot serve a database of ``DATABASES`` (its driver
+or settings), found at startup rather than as a 500 on every request;
+``djony.W004``: djony has no backend for a database's vendor.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from typing import Any
 
 from django.apps import apps
 from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
+from django.db import connections
 
 from djony.mapping import declare_entities, mapped_models
 
@@ -55,6 +60,48 @@ def check_mapping(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMe
                     else "Add its internal type to the DJONY_DATA_TYPES setting.",
                     obj=model._meta.get_field(name),
                     id="djony.W002" if partial else "djony.W001",
+                )
+            )
+    return messages
+
+
+def check_databases(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """Every database alias has a djony backend that can serve it.
+
+    Nothing connects: the backend judges from Django's settings and the
+    driver module Django loaded.  A vendor djony has no backend for is a
+    warning (the alias may never be used with djony); a driver or setting
+    djony's backend cannot serve is an error.
+    """
+    from djony import backends
+
+    messages: list[checks.CheckMessage] = []
+    for alias in connections:
+        django_connection = connections[alias]
+        try:
+            backend = backends.for_connection(django_connection)
+        except ImproperlyConfigured as exc:
+            messages.append(
+                checks.Warning(
+                    str(exc),
+                    hint="Model.p and DjonyResource cannot use this database.",
+                    id="djony.W004",
+                )
+            )
+            continue
+        try:
+            problem = backend.problem(django_connection)
+            if problem is None:
+                backend.provider(django_connection)
+        except (ImproperlyConfigured, ImportError) as exc:
+            problem = str(exc)
+        if problem is not None:
+            messages.append(
+                checks.Error(
+                    f"djony cannot serve database {alias!r}: {problem}",
+                    hint="Change the installed driver or the database's settings; otherwise "
+                    "every request served by djony on this database fails.",
+                    id="djony.E002",
                 )
             )
     return messages

@@ -8,10 +8,11 @@ Django owns, so this module gives Pony:
 * :class:`DjangoPool`, a "pool" that hands out ``connections[alias]`` for the
   current thread (Django's own ``DatabaseWrapper``, so ``CONN_MAX_AGE``,
   ``close_old_connections`` and reconnects keep working), and
-* :func:`provider_class`, a subclass of each Pony provider whose transaction
-  hooks defer to Django: a Pony ``db_session`` that writes runs in a
-  transaction of its own when Django is in autocommit (committed when the
-  session ends) and in a savepoint inside Django's atomic block otherwise,
+* :func:`provider_class`, a subclass of the backend's Pony provider (see
+  :mod:`djony.backends`) whose transaction hooks defer to Django: a Pony
+  ``db_session`` that writes runs in a transaction of its own when Django is
+  in autocommit (committed when the session ends) and in a savepoint inside
+  Django's atomic block otherwise,
   so Pony never commits or rolls back a transaction Django owns (see
   :mod:`djony.transactions`).
 
@@ -24,11 +25,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
 from django.db.utils import Error as DjangoDatabaseError
 from pony.orm.dbapiprovider import wrap_dbapi_exceptions
 
-from djony import converters, transactions
+from djony import backends, converters, transactions
 
 
 class PonyCursor:
@@ -43,6 +45,9 @@ class PonyCursor:
 
     __slots__ = ("_cursor", "_connection")
 
+    def _driver_error(self, exc: DjangoDatabaseError) -> BaseException:
+        return self._connection.backend.driver_error(exc.__cause__ or exc)
+
     def __init__(self, cursor: Any, connection: PonyConnection) -> None:
         self._cursor = cursor
         self._connection = connection
@@ -52,14 +57,14 @@ class PonyCursor:
         try:
             return self._cursor.execute(sql, params)
         except DjangoDatabaseError as exc:
-            raise (exc.__cause__ or exc) from None
+            raise self._driver_error(exc) from None
 
     def executemany(self, sql: str, param_list: Any) -> Any:
         self._connection.before_statement()
         try:
             return self._cursor.executemany(sql, param_list)
         except DjangoDatabaseError as exc:
-            raise (exc.__cause__ or exc) from None
+            raise self._driver_error(exc) from None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._cursor, name)
@@ -72,15 +77,16 @@ class PonyConnection:
     """What Pony holds as "the connection": Django's wrapper for one alias.
 
     ``session`` is the Pony session cache using it, set by the provider when
-    the session connects.
+    the session connects; ``backend`` is djony's backend for its vendor.
     """
 
-    __slots__ = ("django", "alias", "session")
+    __slots__ = ("django", "alias", "session", "backend")
 
     def __init__(self, django_connection: Any, alias: str) -> None:
         self.django = django_connection
         self.alias = alias
         self.session: Any = None
+        self.backend = backends.for_connection(django_connection)
 
     def cursor(self) -> PonyCursor:
         return PonyCursor(self.django.cursor(), self)
@@ -110,11 +116,11 @@ class DjangoPool:
     def connect(self) -> tuple[PonyConnection, bool]:
         django_connection = connections[self.alias]
         django_connection.ensure_connection()
-        converters.prepare_raw_connection(django_connection)
-        _prepare_mysql_session(django_connection)
+        connection = PonyConnection(django_connection, self.alias)
+        connection.backend.prepare_connection(django_connection)
         if getattr(django_connection, "djony_orphans", None):
             transactions.settle_orphans(self.alias)
-        return PonyConnection(django_connection, self.alias), False
+        return connection, False
 
     def release(self, connection: PonyConnection) -> None:
         """Django keeps the connection; nothing to hand back."""
@@ -124,23 +130,6 @@ class DjangoPool:
 
     def disconnect(self) -> None:
         """Django closes its connections itself."""
-
-
-def _prepare_mysql_session(django_connection: Any) -> None:
-    """What Pony's MySQL provider sets on each connection it opens, once per raw connection.
-
-    Pony only does it for the connection it inspects at bind time; Django
-    opens new ones (requests, reconnects, threads).  Without it MySQL cuts
-    ``group_concat()`` results at 1024 bytes.
-    """
-    if django_connection.vendor != "mysql":
-        return
-    raw = django_connection.connection
-    if getattr(django_connection, "_djony_session_prepared", None) is raw:
-        return
-    with raw.cursor() as cursor:
-        cursor.execute("SET SESSION group_concat_max_len = 4294967295")
-    django_connection._djony_session_prepared = raw
 
 
 class DjangoTransactionsMixin:
@@ -185,59 +174,21 @@ class DjangoTransactionsMixin:
         return False
 
 
-def provider_class(vendor: str) -> type:
-    """The Pony provider class for a Django database vendor, bridged to Django."""
-    base = _base_provider(vendor)
-    attributes: dict[str, Any] = {"converter_classes": converters.converter_classes(vendor, base)}
-    if vendor == "sqlite":
-        # Django's SQLite cursor takes "%s" placeholders (and "%%" for a literal
-        # "%"), and formats the SQL with them for connection.queries.
-        attributes["paramstyle"] = "format"
-    return type("Django" + base.__name__, (DjangoTransactionsMixin, base), attributes)
-
-
-def _base_provider(vendor: str) -> type:
-    if vendor == "sqlite":
-        from pony.orm.dbproviders.sqlite import SQLiteProvider
-
-        return SQLiteProvider
-    if vendor == "postgresql":
-        from pony.orm.dbproviders.postgres import PGProvider
-
-        return PGProvider
-    if vendor == "mysql":
-        from pony.orm.dbproviders.mysql import MySQLProvider
-
-        return MySQLProvider
-    from django.core.exceptions import ImproperlyConfigured
-
-    raise ImproperlyConfigured(
-        f"djony supports the sqlite, postgresql and mysql database backends; "
-        f"this database uses {vendor!r}. Leave this alias out of djony."
-    )
+def provider_class(django_connection: Any, alias: str) -> type:
+    """The Pony provider class for Django's database ``alias``, bridged to Django."""
+    base = backends.for_connection(django_connection).provider(django_connection)
+    return type("Django" + base.__name__, (DjangoTransactionsMixin, base), {"alias": alias})
 
 
 def bind(database: Any, alias: str) -> None:
     """Bind a Pony ``Database`` to the Django database ``alias``."""
     django_connection = connections[alias]
-    _check_driver(alias, django_connection)
-    provider = provider_class(django_connection.vendor)
-    provider.alias = alias
-    kwargs: dict[str, Any] = {"pony_pool_mockup": DjangoPool(alias)}
-    if django_connection.vendor == "sqlite":
-        kwargs["filename"] = ":memory:"  # unused: the pool hands out Django's
-    database.bind(provider, **kwargs)
-
-
-def _check_driver(alias: str, django_connection: Any) -> None:
-    if django_connection.vendor != "postgresql":
-        return
-    module = getattr(django_connection.Database, "__name__", "")
-    if not module.startswith("psycopg2"):
-        from django.core.exceptions import ImproperlyConfigured
-
-        raise ImproperlyConfigured(
-            f"Database {alias!r} uses the {module!r} driver, but Pony ORM 0.7 "
-            "speaks psycopg2 only. Install psycopg2 (pip install psycopg2-binary) "
-            "and uninstall psycopg, so Django picks psycopg2 too."
-        )
+    backend = backends.for_connection(django_connection)
+    problem = backend.problem(django_connection)
+    if problem is not None:
+        raise ImproperlyConfigured(f"Database {alias!r}: {problem}")
+    database.bind(
+        provider_class(django_connection, alias),
+        pony_pool_mockup=DjangoPool(alias),
+        **backend.bind_kwargs(),
+    )

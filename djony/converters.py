@@ -10,8 +10,8 @@ against Django's stored values.
 
 :func:`converter_classes` builds a provider's converter table (Pony picks a
 converter by the Python type of the attribute or parameter, first match
-wins).  :func:`prepare_raw_connection` registers the SQL functions Pony's
-SQLite dialect calls on a connection Django opened.
+wins); each backend module (:mod:`djony.backends`) says which converters
+its database needs.
 """
 
 from __future__ import annotations
@@ -67,16 +67,6 @@ class DatetimeConverter(dbapiprovider.DatetimeConverter):
         if isinstance(val, str):
             val = datetime.datetime.fromisoformat(val)
         return _aware_if_use_tz(val)
-
-
-class PGDatetimeConverter(DatetimeConverter):
-    """PostgreSQL keeps zones itself; psycopg2 returns what Django returns."""
-
-    def py2sql(self, val: datetime.datetime) -> Any:
-        return val
-
-    def sql2py(self, val: Any) -> Any:
-        return val
 
 
 class TimeConverter(dbapiprovider.TimeConverter):
@@ -138,28 +128,17 @@ class DecimalConverter(dbapiprovider.DecimalConverter):
         return decimal.Decimal(val)
 
 
-class SQLiteDecimalConverter(DecimalConverter):
-    """SQLite's NUMERIC affinity hands back int or float; round as Django does."""
-
-    _from_float = decimal.Context(prec=15).create_decimal_from_float
-
-    def py2sql(self, val: Any) -> str:
-        return str(val)
-
-    def sql2py(self, val: Any) -> Any:
-        if isinstance(val, (int, float)):
-            value = self._from_float(val)
-        else:
-            value = decimal.Decimal(val)
-        if self.attr is None:
-            return value
-        return value.quantize(self.exp, context=self.context)
-
-
 class JsonConverter(dbapiprovider.JsonConverter):
-    """JSON text byte-for-byte as Django's JSONField writes it."""
+    """JSON text byte-for-byte as Django's JSONField writes it; ``None`` is SQL NULL.
+
+    (Pony writes an update's ``None`` as the JSON text ``null``; Django's
+    ``JSONField`` stores ``None`` as SQL NULL.)
+    """
 
     json_kwargs: dict = {}
+
+    def val2dbval(self, val: Any, obj: Any = None) -> Any:
+        return None if val is None else super().val2dbval(val, obj)
 
 
 class BoolConverter(dbapiprovider.BoolConverter):
@@ -167,7 +146,8 @@ class BoolConverter(dbapiprovider.BoolConverter):
         return bool(val)
 
 
-_COMMON = {
+#: Django's storage on a database without uuid and interval types (SQLite, MySQL).
+DJANGO_STORAGE: dict[type, type] = {
     datetime.datetime: DatetimeConverter,
     datetime.time: TimeConverter,
     datetime.timedelta: MicrosecondsDurationConverter,
@@ -177,22 +157,15 @@ _COMMON = {
     bool: BoolConverter,
 }
 
-_OVERRIDES: dict[str, dict[type, type]] = {
-    "sqlite": {**_COMMON, decimal.Decimal: SQLiteDecimalConverter},
-    "mysql": dict(_COMMON),
-    "postgresql": {
-        datetime.datetime: PGDatetimeConverter,
-        decimal.Decimal: DecimalConverter,
-        ormtypes.Json: JsonConverter,
-    },
-}
 
+def converter_classes(provider: type, overrides: dict[type, type]) -> list[tuple[Any, type]]:
+    """``provider``'s converter table with ``overrides`` (Django's storage conventions).
 
-def converter_classes(vendor: str, provider: type) -> list[tuple[Any, type]]:
-    """The provider's converter table with Django's storage conventions."""
+    An override that does not derive from Pony's converter for that type is
+    mixed with it, so the provider's SQL type names are kept.
+    """
     from djony.fieldvalues import CONVERTER_ENTRY
 
-    overrides = _OVERRIDES.get(vendor, {})
     table = [CONVERTER_ENTRY]  # custom fields that convert their own values
     for py_type, converter in provider.converter_classes:
         replacement = overrides.get(py_type) if isinstance(py_type, type) else None
@@ -202,31 +175,6 @@ def converter_classes(vendor: str, provider: type) -> list[tuple[Any, type]]:
             converter = type(replacement.__name__, (replacement, converter), {})
         table.append((py_type, converter))
     return table
-
-
-def prepare_raw_connection(django_connection: Any) -> None:
-    """Register the SQL functions Pony's SQLite dialect calls, once per connection."""
-    if django_connection.vendor != "sqlite":
-        return
-    raw = django_connection.connection
-    if getattr(django_connection, "_djony_prepared", None) is raw:
-        return
-    from pony.orm.dbproviders import sqlite as pony_sqlite
-
-    functions = {
-        "power": (2, pow),
-        "py_upper": (1, pony_sqlite.py_upper),
-        "py_lower": (1, pony_sqlite.py_lower),
-        "py_json_unwrap": (1, pony_sqlite.py_json_unwrap),
-        "py_json_extract": (-1, pony_sqlite.py_json_extract),
-        "py_json_contains": (3, pony_sqlite.py_json_contains),
-        "py_json_nonzero": (2, pony_sqlite.py_json_nonzero),
-        "py_json_array_length": (-1, pony_sqlite.py_json_array_length),
-        "py_string_slice": (3, pony_sqlite.py_string_slice),
-    }
-    for name, (num_params, func) in functions.items():
-        raw.create_function(name, num_params, func)
-    django_connection._djony_prepared = raw
 
 
 class _KeepEach(dict):

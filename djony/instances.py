@@ -192,21 +192,27 @@ class _Mirror:
     def of(self, cls: type) -> type | None:
         if _is_django_machinery(cls) or cls is models.Model:
             return None
-        if not issubclass(cls, models.Model):
+        if not issubclass(cls, models.Model) and type(cls) is type:
             return cls  # a plain mixin: the entity inherits it as it is
+        # A model class, or a mixin with a metaclass of its own (abc.ABC), which
+        # could not be combined with Pony's: mirrored as a plain class.
         if cls not in self.mirrors:
             self.mirrors[cls] = self.build(cls)
         return self.mirrors[cls]
 
-    def build(self, cls: type[models.Model]) -> type:
+    def build(self, cls: type) -> type:
         bases = tuple(base for base in map(self.of, cls.__bases__) if base is not None)
-        if not any(issubclass(base, DjangoInstance) for base in bases):
+        if issubclass(cls, models.Model) and not any(
+            issubclass(base, DjangoInstance) for base in bases
+        ):
             bases = (*bases, DjangoInstance)
         body: dict[str, Any] = {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
         rebind: list[str] = []
         for name, value in vars(cls).items():
             if name in SKIPPED or name in self.reserved or _django_attribute(value):
                 continue
+            if name.startswith("_abc_"):
+                continue  # abc's bookkeeping of a mirrored ABC mixin
             if isinstance(value, type) and issubclass(value, Exception):
                 body[name] = value  # DoesNotExist, MultipleObjectsReturned
                 continue
@@ -242,11 +248,30 @@ def entity_methods(model: type[models.Model], behaviour: type) -> dict[str, Any]
         "_default_manager": model._meta.default_manager,
         "_base_manager": model._meta.base_manager,
     }
+    for manager in model._meta.managers:
+        if manager.name not in dir(PonyEntity):
+            body[manager.name] = ManagerOnClass(manager)
     for name in ENTITY_DUNDERS:
         value = getattr(behaviour, name, None)
         if value is not None and value is not getattr(object, name, None):
             body[name] = value
     return body
+
+
+class ManagerOnClass:
+    """The model's manager on the entity class (``type(obj).objects``), as on the model.
+
+    Model code reads it (``AbstractUser.clean``: ``self.__class__.objects``); it
+    gives Django's manager (Django instances), and, as Django's, not on objects.
+    """
+
+    def __init__(self, manager: models.Manager) -> None:
+        self.manager = manager
+
+    def __get__(self, instance: Any, owner: type) -> models.Manager:
+        if instance is not None:
+            raise AttributeError(f"Manager isn't accessible via {owner.__name__} instances")
+        return self.manager
 
 
 def _eq(self: Any, other: Any) -> Any:

@@ -5,11 +5,20 @@ a lock, and then shared by every thread: a Pony ``Database`` is thread-safe,
 only a ``db_session`` belongs to one thread.  :func:`db` returns the database
 for an alias; :func:`entity_for` the entity of one model, in the database
 Django's routers pick for reads.
+
+Routers: reads follow ``db_for_read`` and writes go to ``db_for_write``.
+Inside :func:`writing` (a write request of ``DjonyResource``) reads of the
+models written there come from the write database too, in the request's
+transaction, so a request reads its own writes even where the read
+database is a replica that has not seen them.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from django.apps import apps
@@ -22,6 +31,7 @@ from djony.mapping import EntityInfo, declare_entities
 _lock = threading.Lock()
 _databases: dict[str, Database] = {}
 _entities: dict[str, dict[type[models.Model], Any]] = {}
+_writing: ContextVar[str | None] = ContextVar("djony_writing", default=None)
 
 
 def db(alias: str = DEFAULT_DB_ALIAS) -> Database:
@@ -61,8 +71,7 @@ def entity_for(model: type[models.Model], alias: str | None = None) -> Any:
     """The entity over ``model``'s table (a proxy's is its concrete model's)."""
     concrete = model._meta.concrete_model
     if alias is None:
-        # Asked about the model itself (a proxy too), as Django's querysets ask.
-        alias = router.db_for_read(model) or DEFAULT_DB_ALIAS
+        alias = read_alias(model)
     try:
         return entities(alias)[concrete]
     except KeyError:
@@ -70,6 +79,41 @@ def entity_for(model: type[models.Model], alias: str | None = None) -> Any:
             f"{model._meta.label} has no Pony entity: djony maps concrete models of "
             "installed apps only (abstract and swapped-out models have none)."
         ) from None
+
+
+def read_alias(model: type[models.Model]) -> str:
+    """The database djony reads ``model`` from: the router's, or the write in progress."""
+    # Asked about the model itself (a proxy too), as Django's querysets ask.
+    pinned = _writing.get()
+    if pinned is not None and write_alias(model) == pinned:
+        return pinned
+    return router.db_for_read(model) or DEFAULT_DB_ALIAS
+
+
+def write_alias(model: type[models.Model]) -> str:
+    """The database Django's routers send writes of ``model`` to."""
+    return router.db_for_write(model) or DEFAULT_DB_ALIAS
+
+
+@contextmanager
+def writing(alias: str) -> Iterator[None]:
+    """Read models whose writes go to ``alias`` from ``alias`` (a write request)."""
+    token = _writing.set(alias)
+    try:
+        yield
+    finally:
+        _writing.reset(token)
+
+
+def pin_reads(queryset: models.QuerySet) -> models.QuerySet:
+    """``queryset`` reading from the write in progress (see :func:`writing`), if it applies.
+
+    A queryset given a database with ``using()`` keeps it.
+    """
+    pinned = _writing.get()
+    if pinned is None or queryset._db is not None or write_alias(queryset.model) != pinned:
+        return queryset
+    return queryset.using(pinned)
 
 
 def info_for(model: type[models.Model], alias: str | None = None) -> EntityInfo:

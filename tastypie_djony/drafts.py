@@ -14,6 +14,7 @@ to the new entity.
 from __future__ import annotations
 
 import functools
+from collections.abc import Collection
 from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist
@@ -27,7 +28,7 @@ except ImportError:  # Django 4.2 has no db_default
         """Stands in for Django 5's marker of a value left to the database."""
 
 
-from djony.registry import entity_for
+from djony.registry import entity_for, write_alias
 
 
 class Draft:
@@ -51,11 +52,12 @@ class Draft:
         return self._instance
 
     def _relation_field(self, name: str) -> models.Field | None:
+        """The relation ``name`` names (not its attname: ``owner_id`` is a column)."""
         try:
             field = self._model._meta.get_field(name)
         except FieldDoesNotExist:
             return None
-        return field if field.is_relation else None
+        return field if field.is_relation and field.name == name else None
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
@@ -75,6 +77,9 @@ class Draft:
                     f"{self._model._meta.object_name} has no {name}."
                 )
             return value
+        related = self._related_by_attname(name)
+        if related is not None:
+            return related
         if name == "pk" or _is_field(self._model, name):
             return getattr(self.instance, name)
         raise AttributeError(f"{self._model._meta.object_name} draft has no attribute {name!r}")
@@ -84,7 +89,7 @@ class Draft:
             raw = getattr(self.instance, field.attname)
             if raw is None:
                 return None
-            entity = entity_for(field.related_model)
+            entity = entity_for(field.related_model, write_alias(self._model))
             if field.target_field != field.related_model._meta.pk:
                 return entity.get(**{field.target_field.name: raw})
             return entity._get_by_raw_pkval_((raw,))
@@ -96,9 +101,20 @@ class Draft:
         elif self._relation_field(name) is not None:
             self._relations[name] = value
         elif name == "pk" or _is_field(self._model, name):
+            field = _concrete(self._model, name)
+            if field is not None and field.is_relation and name == field.attname:
+                self._relations.pop(field.name, None)  # the raw key wins, as on Django's instance
             setattr(self.instance, name, value)
         else:
             self._extra[name] = value
+
+    def _related_by_attname(self, name: str) -> Any:
+        """``obj.owner_id`` of a related object assigned as ``obj.owner`` (else ``None``)."""
+        field = _concrete(self._model, name)
+        if field is None or not field.is_relation or name != field.attname:
+            return None
+        related = self._relations.get(field.name)
+        return None if related is None else getattr(related, field.target_field.attname)
 
     def __bool__(self) -> bool:
         return True
@@ -112,20 +128,57 @@ class Draft:
 
     # -- saving -----------------------------------------------------------
     def save(self) -> Any:
-        """Insert the object through Pony (once) and return the entity."""
+        """Save the object through Pony (once) and return the entity.
+
+        As ``Model.save()`` on a new instance: a primary key the client chose
+        that names an existing row updates that row (every column, as
+        Django's UPDATE); otherwise the row is inserted (parents first for
+        multi-table inheritance).
+        """
         if self._entity is None:
-            object.__setattr__(self, "_entity", self._insert(self._model))
+            model = self._model._meta.concrete_model  # a proxy saves its concrete model's row
+            existing = self._existing_row(model)
+            saved = self._update(existing) if existing is not None else self._insert(model)
+            object.__setattr__(self, "_entity", saved)
         return self._entity
 
+    def _existing_row(self, model: type[models.Model]) -> Any:
+        """The row Django's ``save()`` would UPDATE: the one named by a client-chosen key."""
+        pk = model._meta.pk
+        if pk.is_relation or pk.has_default() or getattr(pk, "has_db_default", bool)():
+            return None  # Django inserts (a key with a default), or a multi-table child
+        raw = getattr(self.instance, pk.attname)
+        if raw is None:
+            return None
+        return entity_for(model, write_alias(model)).get(**{pk.name: prepare(pk, raw)})
+
+    def _update(self, obj: Any) -> Any:
+        values = self._values()
+        values.pop(self._model._meta.pk.name, None)
+        obj.set(**values)
+        obj.flush()
+        return settled(obj)
+
     def _insert(self, model: type[models.Model]) -> Any:
-        entity = entity_for(model)
+        entity = entity_for(model, write_alias(model))
         values: dict[str, Any] = {}
         for parent, link in model._meta.parents.items():
             if link is not None:
                 values[link.name] = self._insert(parent)
+        values.update(self._values(model, add=True, skip=values))
+        obj = entity(**values)
+        obj.flush()
+        return settled(obj)
+
+    def _values(
+        self, model: type[models.Model] | None = None, add: bool = False, skip: Collection = ()
+    ) -> dict[str, Any]:
+        """Pony attribute values for ``model``'s own columns, as Django's save computes them."""
+        model = model or self._model._meta.concrete_model
+        values: dict[str, Any] = {}
         instance = self.instance
         for field in model._meta.local_concrete_fields:
-            if field.name in values:
+            if field.name in skip:
                 continue
             if field.is_relation and field.target_field != field.related_model._meta.pk:
                 # A ForeignKey(to_field=...): djony maps the raw column (attname).
@@ -138,9 +191,9 @@ class Draft:
             if field.is_relation:
                 value = unwrap(self._relations.get(field.name, self._relation_default(field)))
                 if value is not None and not hasattr(value, "_pkval_"):
-                    value = entity_for(field.related_model)[value.pk]
+                    value = as_entity(field, value)
             else:
-                value = field.pre_save(instance, add=True)
+                value = field.pre_save(instance, add=add)
                 if isinstance(value, DatabaseDefault):
                     continue  # left to the database; djony's entity reads it back on use
                 if value is None:
@@ -151,9 +204,24 @@ class Draft:
                     # ValidationError messages for bad input ("2023-02-30").
                     value = prepare(field, value)
             values[field.name] = value
-        obj = entity(**values)
-        obj.flush()
+        return values
+
+
+def settled(obj: Any) -> Any:
+    """``obj`` after a flush, ready to read back what the database stored.
+
+    Pony remembers the values it wrote as values it read, and refuses a later
+    load that finds them changed (``UnrepeatableReadError``); a database that
+    rounds a decimal or truncates a time changes them.  Django does not
+    check: forget the reads, so a reload simply takes the stored values.
+    """
+    if obj._rbits_ is None:  # not a row of this session (deleted, or a session that ended)
         return obj
+    bits = obj._bits_except_volatile_
+    for attr in obj._attrs_with_columns_:
+        if attr in obj._dbvals_:
+            obj._rbits_ &= ~bits.get(attr, 0)
+    return obj
 
 
 @functools.cache
@@ -187,14 +255,19 @@ def _is_field(model: type[models.Model], name: str) -> bool:
 
 
 class DjangoValues:
-    """An existing entity being updated: values converted and held as Django would.
+    """An existing entity being updated, held as an unsaved Django instance would.
 
-    Tastypie sets raw request values (``"1 day, 0:00:00"`` for a duration);
-    a Django instance converts them on save with the field's
-    ``get_prep_value``.  This wrapper does that conversion before Pony sees
-    the value, keeps a new related object that is not saved yet (Tastypie's
-    ``save_related`` saves it and sets it again) and forwards everything else
-    to the entity.  Made per model by :func:`editing` (``_meta`` on the class).
+    Tastypie's ``full_hydrate`` sets every field of the resource, also those a
+    PATCH did not send (their values are what ``full_dehydrate`` made of the
+    row: the text of a JSON value, a file's URL, a ``dehydrate_<field>``
+    result).  Django keeps those values on the instance and writes only
+    ``update_fields``; this wrapper does the same: assignments are kept
+    (reading them back gives what was assigned, as on a Django instance) and
+    reach the entity only in :meth:`write`, converted as Django saves them
+    (``get_prep_value``), for the fields being saved.  A nested new object
+    that is not saved yet is kept apart (Tastypie's ``save_related`` saves it
+    and sets it again).  Made per model by :func:`editing` (``_meta`` on the
+    class).
     """
 
     _meta: Any = None
@@ -202,25 +275,98 @@ class DjangoValues:
     def __init__(self, entity: Any) -> None:
         object.__setattr__(self, "entity", entity)
         object.__setattr__(self, "pending", {})
+        object.__setattr__(self, "changes", {})
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
         if name in self.pending:
             return self.pending[name]
+        if name in self.changes:
+            return self.changes[name]
         return getattr(self.entity, name)
 
     def __setattr__(self, name: str, value: Any) -> None:
+        self.changes.pop(name, None)
         if isinstance(value, Draft) and not value.is_saved:
             self.pending[name] = value  # a nested new object, saved by save_related
             return
         self.pending.pop(name, None)
-        value = unwrap(value)
-        field = _concrete_scalar(type(self.entity)._meta.model, name)
-        if field is not None and value is not None:
-            value = prepare(field, value)
-        setattr(self.entity, name, value)
+        self.changes[name] = value
 
     def __bool__(self) -> bool:
         return True
+
+    def __repr__(self) -> str:
+        return repr(self.entity)
+
+    def write(self, only: Collection[str] | None = None) -> Any:
+        """Put the assigned values on the entity (those of ``only``'s fields) and return it.
+
+        ``only``: field names or attnames, as ``Model.save(update_fields=...)``
+        takes them; ``None`` writes every assignment.  Values not written stay
+        readable on this wrapper, as on the Django instance.
+        """
+        entity = self.entity
+        model = type(entity)._meta.model
+        chosen = None if only is None else saved_fields(model, only)
+        for name in list(self.changes):
+            field = _concrete(model, name)
+            if chosen is not None and (field is None or field not in chosen):
+                continue
+            assign(entity, name, field, self.changes.pop(name))
+        return entity
+
+
+def saved_fields(model: type[models.Model], names: Collection[str]) -> set[models.Field]:
+    """The concrete fields ``save(update_fields=names)`` writes; Django's refusal otherwise.
+
+    A reverse relation among ``names`` is left out: its rows are saved by
+    ``save_related`` (Django itself would refuse the name).
+    """
+    names = {name for name in names if not _is_reverse_relation(model, name)}
+    fields_ = {
+        field
+        for field in model._meta.concrete_fields
+        if field.name in names or field.attname in names
+    }
+    known = {f.name for f in fields_} | {f.attname for f in fields_}
+    unknown = sorted(set(names) - known)
+    if unknown:
+        raise ValueError(  # Django's own words (Model.save)
+            "The following fields do not exist in this model, are m2m fields, or are "
+            f"non-concrete fields: {', '.join(unknown)}"
+        )
+    return fields_
+
+
+def _is_reverse_relation(model: type[models.Model], name: str) -> bool:
+    try:
+        field = model._meta.get_field(name)
+    except FieldDoesNotExist:
+        return False
+    return field.is_relation and field.auto_created and not field.concrete
+
+
+def assign(entity: Any, name: str, field: models.Field | None, value: Any) -> None:
+    """``entity.<name> = value`` with the value as Django would save it.
+
+    ``field``: the concrete field ``name`` names (by name or attname), if any.
+    A related object may be a Django instance (``obj.owner = request.user``)
+    or a draft; the entity gets the Pony object.
+    """
+    value = unwrap(value)
+    if field is not None and field.is_relation and name == field.name:
+        if value is not None and not hasattr(value, "_pkval_"):
+            value = as_entity(field, value)
+    elif field is not None and not field.is_relation and value is not None:
+        value = prepare(field, value)
+    setattr(entity, name, value)
+
+
+def as_entity(field: models.Field, value: Any) -> Any:
+    """The Pony object for a related Django instance of ``field``'s model."""
+    return entity_for(field.related_model, write_alias(field.model))[value.pk]
 
 
 def prepare(field: models.Field, value: Any) -> Any:
@@ -235,12 +381,26 @@ def editing(entity: Any) -> DjangoValues:
     return _with_meta(DjangoValues, type(entity)._meta.model)(entity)
 
 
-def _concrete_scalar(model: type[models.Model], name: str) -> models.Field | None:
+def _concrete(model: type[models.Model], name: str) -> models.Field | None:
+    """The concrete field ``name`` names (by name or attname), or ``None``."""
     try:
         field = model._meta.get_field(name)
     except FieldDoesNotExist:
-        return None
-    return field if field.concrete and not field.is_relation else None
+        return next((f for f in model._meta.concrete_fields if f.attname == name), None)
+    return field if field.concrete else None
+
+
+def writable(obj: Any) -> Any:
+    """``obj`` ready to take assignments that are saved later: an entity is wrapped.
+
+    A Django instance of a saved row (assigned by a hook) becomes its entity
+    first; drafts, wrapped entities and ``None`` are returned as they are.
+    """
+    if isinstance(obj, models.Model) and obj.pk is not None:
+        obj = entity_for(type(obj), write_alias(type(obj)))[obj.pk]
+    if hasattr(obj, "_pkval_") and not isinstance(obj, (Draft, DjangoValues)):
+        return editing(obj)
+    return obj
 
 
 def unwrap(obj: Any) -> Any:

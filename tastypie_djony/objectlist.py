@@ -21,10 +21,13 @@ from contextlib import contextmanager
 from typing import Any
 
 from django.core.exceptions import FieldError
-from django.db import DataError, NotSupportedError
+from django.db import DataError, NotSupportedError, models
 from tastypie.exceptions import BadRequest, InvalidSortError
 
+from djony import backends
+from djony.compat import none_as_json_null
 from djony.querysets import PonyQuerySet
+from djony.registry import pin_reads
 
 #: Errors Django raises while compiling SQL for a client's filter value.
 COMPILE_ERRORS = (
@@ -36,10 +39,6 @@ COMPILE_ERRORS = (
     NotSupportedError,
 )
 
-#: Larger offsets or limits than any database accepts.
-MAX_ROWS = 2**63 - 1
-MAX_ROWS_MYSQL = 2**64 - 1  # MySQL's LIMIT and OFFSET are unsigned
-
 
 class DjonyObjectList(PonyQuerySet):
     """A resource's object list: a :class:`~djony.querysets.PonyQuerySet` whose errors are 400s.
@@ -49,12 +48,17 @@ class DjonyObjectList(PonyQuerySet):
     becomes Tastypie's ``BadRequest``/``InvalidSortError``, never a 500.
     """
 
+    def __init__(self, queryset: models.QuerySet, *args: Any, **kwargs: Any) -> None:
+        super().__init__(pin_reads(queryset), *args, **kwargs)  # a write request reads its writes
+
     def filter(self, *args: Any, **kwargs: Any) -> DjonyObjectList:
         with _lookup_errors_as_bad_request():
+            kwargs = none_as_json_null(self.queryset.query, kwargs)
             return self._chain(self.queryset.filter(*args, **kwargs))
 
     def exclude(self, *args: Any, **kwargs: Any) -> DjonyObjectList:
         with _lookup_errors_as_bad_request():
+            kwargs = none_as_json_null(self.queryset.query, kwargs)
             return self._chain(self.queryset.exclude(*args, **kwargs))
 
     def order_by(self, *fields: str) -> DjonyObjectList:
@@ -71,7 +75,7 @@ class DjonyObjectList(PonyQuerySet):
     def __getitem__(self, key: int | slice) -> Any:
         if self._result is None and isinstance(key, slice):
             start, stop = key.start or 0, key.stop
-            most = MAX_ROWS_MYSQL if _vendor(self.queryset.db) == "mysql" else MAX_ROWS
+            most = backends.for_alias(self.queryset.db).max_rows
             if start > most:
                 raise BadRequest(f"Invalid offset '{start}' provided: it must be at most {most}.")
             if stop is not None and stop > most:
@@ -84,6 +88,7 @@ class DjonyObjectList(PonyQuerySet):
 
     def _execute(self, sql: str, params: Any) -> Any:
         entity = self.entity
+        backend = backends.for_alias(self.queryset.db)
         try:
             return super()._execute(sql, params)
         except (DataError, ValueError, OverflowError) as exc:
@@ -92,22 +97,14 @@ class DjonyObjectList(PonyQuerySet):
         except entity._database_.provider.dbapi_module.DataError as exc:
             raise BadRequest(f"Invalid filter value: {_first_line(exc)}") from None
         except entity._database_.provider.dbapi_module.OperationalError as exc:
-            if not _refused_pattern(exc):
+            if not backend.refused_pattern(exc):
                 raise
             raise BadRequest(f"Invalid regular expression: {_first_line(exc)}") from None
         except entity._database_.provider.dbapi_module.ProgrammingError as exc:
-            if not _refused_value_type(exc):
+            if not backend.refused_value_type(exc):
                 raise
             # e.g. ?name__iexact=true: Tastypie made the value a boolean.
             raise BadRequest("Invalid filter value: its type does not fit the field.") from None
-
-
-#: PostgreSQL SQLSTATEs for a value whose type the lookup cannot take
-#: (undefined function or operator, datatype mismatch).
-PG_TYPE_MISMATCH = {"42883", "42804"}
-
-#: MySQL/MariaDB error codes for a regular expression the server cannot compile.
-MYSQL_REGEX_ERRORS = {1139, *range(3684, 3700)}
 
 
 @contextmanager
@@ -125,33 +122,10 @@ def _lookup_errors_as_bad_request() -> Iterator[None]:
         raise BadRequest(f"Invalid filter value: {_first_line(exc)}") from None
 
 
-def _vendor(alias: str) -> str:
-    from django.db import connections
-
-    return connections[alias].vendor
-
-
 def _first_line(exc: Exception) -> str:
     """The database's reason without the SQL it quotes (no table names in answers)."""
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
-
-
-def _refused_value_type(exc: Exception) -> bool:
-    """Whether a ProgrammingError is about the client's value, not the SQL."""
-    if getattr(exc, "pgcode", None) in PG_TYPE_MISMATCH:
-        return True
-    # mysqlclient refuses to quote nan and inf before anything is sent.
-    return str(exc).endswith("can not be used with MySQL")
-
-
-def _refused_pattern(exc: Exception) -> bool:
-    """Whether an OperationalError is the database refusing a ``regex`` value."""
-    code = exc.args[0] if exc.args else None
-    if isinstance(code, int):
-        return code in MYSQL_REGEX_ERRORS
-    # SQLite: Django's REGEXP function raised re.error for the pattern.
-    return "user-defined function raised exception" in str(exc)
 
 
 def _as_sql(compiler: Any) -> tuple[str, tuple]:

@@ -37,6 +37,7 @@ from tastypie.fields import FileField, ToManyField, ToOneField
 from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass, Resource
 from tastypie.utils.mime import build_content_type
 
+from djony.registry import writing
 from tastypie_djony.checks import register_resource
 from tastypie_djony.contenttypes import DjonyGenericForeignKeyField
 from tastypie_djony.fastpath import Fallback, ListPlan, NotPlannable, render_json
@@ -50,8 +51,9 @@ from tastypie_djony.fields import (
 )
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import Relation, ToOneRelation, make_loader, make_to_one_loader
+from tastypie_djony.sessions import OutsideRequestMixin
 from tastypie_djony.uris import DetailUriTemplate
-from tastypie_djony.writes import WRITES_THROUGH_DJANGO, PonyWritesMixin
+from tastypie_djony.writes import COMMIT_ERRORS, WRITES_THROUGH_DJANGO, PonyWritesMixin
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
@@ -122,7 +124,9 @@ def _served_by_pony(get_object_list: Callable) -> Callable:
     return wrapper
 
 
-class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarativeMetaclass):
+class DjonyResource(
+    OutsideRequestMixin, PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarativeMetaclass
+):
     """A ``ModelResource`` whose reads and writes go through Pony ORM.
 
     ``Meta.writes = "django"`` keeps reads on Pony but saves and deletes
@@ -379,14 +383,19 @@ class DjonyResource(PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarati
                 return response
             if django_writes:
                 request._djony_writes_through_django = True
-            with transaction.atomic(using=alias):
-                # No optimistic checks: concurrent updates of a row are last-write-wins,
-                # as with Django's save(), not an OptimisticCheckError (a 500).
-                with db_session(optimistic=False):
-                    response = wrapped(request, *args, **kwargs)
-                    if response.status_code >= 400:
-                        pony_rollback()
-                        transaction.set_rollback(True, using=alias)
+            try:
+                with transaction.atomic(using=alias), writing(alias):
+                    # No optimistic checks: concurrent updates of a row are last-write-wins,
+                    # as with Django's save(), not an OptimisticCheckError (a 500).
+                    with db_session(optimistic=False):
+                        response = wrapped(request, *args, **kwargs)
+                        if response.status_code >= 400:
+                            pony_rollback()
+                            transaction.set_rollback(True, using=alias)
+            except COMMIT_ERRORS as exc:
+                # Raised by the commit (a deferred constraint): the response
+                # built inside is void; answer as Tastypie answers errors.
+                return self.commit_error_response(request, exc)
             return response
 
         wrapper.csrf_exempt = True

@@ -5,15 +5,23 @@ Tastypie's write flow (``full_hydrate`` -> ``save`` -> ``save_related`` ->
 ORM are replaced:
 
 * new objects are :class:`~tastypie_djony.drafts.Draft` objects until they
-  are saved, then Pony entities;
+  are saved, then Pony entities; as with ``Model.save()``, a draft whose
+  client-chosen key names an existing row updates that row;
+* existing objects are edited through :class:`~tastypie_djony.drafts.DjangoValues`:
+  assignments are kept and written when saved, a PATCH only the fields it
+  sent (``save(update_fields=...)``), so what ``full_dehydrate`` made of
+  the other fields is never written back;
 * ``save`` inserts or flushes through Pony right away, so a constraint the
   database refuses (unique, not null, too long) is a 400 for that request;
-* ``save_m2m`` replaces a to-many relation through Pony;
+* ``save_related`` links reverse one-to-one objects (``related_name``)
+  through Pony; ``save_m2m`` replaces a to-many relation through Pony;
 * deletes follow Django's ``on_delete`` (djony's entity hooks); a PROTECT or
-  RESTRICT that blocks a delete is a 400 naming the rows in the way.
+  RESTRICT that blocks a delete is a 400 naming the rows in the way (see
+  :mod:`tastypie_djony.refusals` for how refusals are worded).
 
 Every write request runs in one ``transaction.atomic()`` (see
-``DjonyResource.wrap_view``): if the response is an error, nothing stays.
+``DjonyResource.wrap_view``): if the response is an error, nothing stays;
+a refusal at commit (a deferred constraint) is a 400 in Tastypie's format.
 
 ``Meta.writes = "django"`` sends a resource's writes through the Django
 model instead (``Model.save()``, signals, ``ModelResource``'s own code);
@@ -23,16 +31,30 @@ signal receivers must run.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from django import db as django_db
-from django.db import models
+from django.db import models, router
+from django.http import HttpResponse
 from pony.orm import core as pony_core
+from tastypie import http
 from tastypie.bundle import Bundle
 from tastypie.exceptions import BadRequest, ImmediateHttpResponse, NotFound
 
+from djony import backends
 from djony.deletion import update_fields
-from tastypie_djony.drafts import DjangoValues, Draft, editing, new_draft, unwrap
+from tastypie_djony.bodies import PARSER_ERRORS, unreadable_body
+from tastypie_djony.drafts import (
+    DjangoValues,
+    Draft,
+    editing,
+    new_draft,
+    settled,
+    unwrap,
+    writable,
+)
+from tastypie_djony.refusals import invalid_data_message, refusal_message
 from tastypie_djony.related import forget_loaded
 
 #: Pony and driver errors that mean "the database refused this data".
@@ -48,16 +70,15 @@ REFUSED = (
 )
 
 
-def refused(exc: BaseException) -> bool:
+def refused(exc: BaseException, alias: str = django_db.DEFAULT_DB_ALIAS) -> bool:
     """Whether a flush error is the database (or its driver) refusing the data."""
     if isinstance(exc, pony_core.UnexpectedError):
         exc = exc.original_exc
     if isinstance(exc, REFUSED):
         return True
-    # mysqlclient refuses to quote nan and inf before anything is sent.
-    return isinstance(exc, pony_core.ProgrammingError) and str(exc).endswith(
-        "can not be used with MySQL"
-    )
+    if not isinstance(exc, pony_core.ProgrammingError):
+        return False
+    return backends.for_alias(alias).refused_data(exc)
 
 
 #: What the Django model refuses on save or delete (``Meta.writes = "django"``).
@@ -69,6 +90,9 @@ DJANGO_REFUSED = (
 )
 
 WRITES_THROUGH_DJANGO = "django"
+
+#: What the end of a write request's transaction may raise (a deferred constraint).
+COMMIT_ERRORS = (django_db.DatabaseError, pony_core.OrmError)
 
 
 class PonyWritesMixin:
@@ -107,7 +131,7 @@ class PonyWritesMixin:
             # Pony validates on assignment: a value of the wrong type, a new
             # primary key for an existing row (Django would save another row),
             # a one-to-one already taken.
-            raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
+            raise BadRequest(refusal_message(self._meta.object_class, exc)) from None
 
     def obj_create(self, bundle: Bundle, **kwargs: Any) -> Bundle:
         if self.writes_through_django(bundle.request):
@@ -132,7 +156,7 @@ class PonyWritesMixin:
             try:
                 return super().save(bundle, skip_errors=skip_errors)
             except DJANGO_REFUSED as exc:
-                raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
+                raise BadRequest(refusal_message(self._meta.object_class, exc)) from None
         if bundle.via_uri:
             return bundle
         self.is_valid(bundle)
@@ -148,15 +172,63 @@ class PonyWritesMixin:
         if identifier not in bundle.objects_saved or isinstance(bundle.obj, Draft):
             if hasattr(bundle, "update_fields"):  # a PATCH: save(update_fields=...)
                 with update_fields(bundle.update_fields):
-                    bundle.obj = self.persist(bundle.obj)
+                    bundle.obj = self.persist(bundle.obj, only=bundle.update_fields)
             else:
                 bundle.obj = self.persist(bundle.obj)
             bundle.objects_saved.add(self.create_identifier(bundle.obj))
         self.save_m2m(self.hydrate_m2m(bundle))
         return bundle
 
-    def persist(self, obj: Any) -> Any:
-        """Insert a draft or write a changed entity now; refusals become a 400."""
+    def save_related(self, bundle: Bundle) -> None:
+        """Tastypie's ``save_related``, with Pony objects on both ends of a reverse relation.
+
+        For a reverse one-to-one (``related_name``), Tastypie saves the object,
+        sets ``related.<related_name> = bundle.obj`` and saves the related
+        object; here the related object is a draft or an edited entity, so
+        that assignment is kept and written as any other.
+        """
+        if self.writes_through_django(bundle.request):
+            return super().save_related(bundle)
+        for field_name, field in self.fields.items():
+            if not field.is_related or field.is_m2m or not field.attribute or field.readonly:
+                continue
+            if field.blank and field_name not in bundle.data:
+                continue
+            try:
+                related_obj = getattr(bundle.obj, field.attribute)
+            except models.ObjectDoesNotExist:
+                related_obj = None
+            if related_obj is None:
+                related_obj = bundle.related_objects_to_save.get(field.attribute, None)
+            related_obj = writable(related_obj)
+            if related_obj and field.related_name:
+                # A reverse relation: the object must exist before the related row names it.
+                if not self.get_bundle_detail_data(bundle):
+                    self.persist(bundle.obj)
+                setattr(related_obj, field.related_name, bundle.obj)
+            related_resource = field.get_related_resource(related_obj)
+            if related_obj and self.create_identifier(related_obj) in bundle.objects_saved:
+                continue
+            data = bundle.data.get(field_name)
+            if data and (hasattr(data, "keys") or field.related_name):
+                related_bundle = related_resource.build_bundle(
+                    obj=related_obj,
+                    data=data if hasattr(data, "keys") else None,
+                    request=bundle.request,
+                    objects_saved=bundle.objects_saved,
+                )
+                if hasattr(data, "keys"):  # only build and save with data, not just a URI
+                    related_resource.full_hydrate(related_bundle)
+                related_resource.save(related_bundle)
+                related_obj = related_bundle.obj
+            if related_obj:
+                setattr(bundle.obj, field.attribute, related_obj)
+
+    def persist(self, obj: Any, only: Collection[str] | None = None) -> Any:
+        """Insert a draft or write a changed entity now; refusals become a 400.
+
+        ``only``: the fields to write, as ``save(update_fields=...)`` (a PATCH).
+        """
         unsaved = _unsaved_related(obj)
         if unsaved:
             # Django refuses this too ("save() prohibited ... unsaved related object").
@@ -167,18 +239,18 @@ class PonyWritesMixin:
         try:
             if isinstance(obj, Draft):
                 return obj.save()
-            obj = unwrap(obj)
+            obj = obj.write(only) if isinstance(obj, DjangoValues) else unwrap(obj)
             obj.flush()
+            settled(obj)
+            forget_loaded(self._meta.object_class)  # relations read earlier may have changed
             return obj
         except (pony_core.UnexpectedError, pony_core.ProgrammingError, *REFUSED) as exc:
             # Pony wraps what the database refused during a flush.
-            if not refused(exc):
+            if not refused(exc, router.db_for_write(self._meta.object_class)):
                 raise
-            raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
+            raise BadRequest(refusal_message(self._meta.object_class, exc)) from None
         except (ValueError, TypeError) as exc:  # Pony's validation (required attribute, bad value)
-            raise BadRequest(
-                f"Invalid data for {self._meta.object_class._meta.object_name}: {exc}"
-            ) from None
+            raise BadRequest(invalid_data_message(self._meta.object_class, exc)) from None
 
     def hydrate_m2m(self, bundle: Bundle) -> Bundle:
         """Tastypie's; a to-many value that is not a list is a 400, not a 500."""
@@ -195,14 +267,31 @@ class PonyWritesMixin:
             raise BadRequest(f"A to-many field needs a list of URIs or objects: {exc}") from None
 
     def deserialize(self, request: Any, data: Any, format: str = "application/json") -> Any:
-        """Tastypie's; a body nested too deep or not in UTF-8 is a 400, not a 500."""
+        """Tastypie's; a body its parser refuses is a 400 with the parser's reason, never a 500.
+
+        Tastypie lets YAML and plist parser errors through (a 500) and answers
+        malformed XML with an empty message.
+        """
         try:
-            return super().deserialize(request, data, format=format)
-        except (RecursionError, UnicodeError) as exc:
-            raise BadRequest(f"The request body could not be read: {type(exc).__name__}.") from None
+            deserialized = super().deserialize(request, data, format=format)
+        except BadRequest as exc:
+            if exc.args and exc.args[0] or exc.__context__ is None:
+                raise
+            raise BadRequest(unreadable_body(exc.__context__)) from None
+        except (RecursionError, UnicodeError, ValueError, *PARSER_ERRORS) as exc:
+            raise BadRequest(unreadable_body(exc)) from None
+        if getattr(request, "_djony_needs_object", False) and not isinstance(deserialized, dict):
+            raise BadRequest(
+                f"The request body must be an object of fields, got {_kind_of(deserialized)}."
+            )
+        return deserialized
 
     def patch_detail(self, request: Any, **kwargs: Any) -> Any:
-        """Tastypie's; a key that is an attribute but no field of the resource is a 400."""
+        """Tastypie's; a key that is an attribute but no field of the resource is a 400.
+
+        So is a body that is not an object (Tastypie iterates its keys: a 500).
+        """
+        request._djony_needs_object = True
         try:
             return super().patch_detail(request, **kwargs)
         except KeyError as exc:
@@ -244,7 +333,24 @@ class PonyWritesMixin:
             obj.flush()
             forget_loaded(self._meta.object_class)
         except REFUSED as exc:
-            raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
+            raise BadRequest(refusal_message(self._meta.object_class, exc)) from None
+
+    def commit_error_response(self, request: Any, exc: BaseException) -> HttpResponse:
+        """The answer when the request's transaction could not be committed.
+
+        A constraint the database checks at commit (PostgreSQL's and SQLite's
+        deferred foreign keys) refusing the data is a 400 in Tastypie's error
+        format; anything else is Tastypie's 500.  Override to word it otherwise.
+        """
+        alias = router.db_for_write(self._meta.object_class)
+        if isinstance(exc, DJANGO_REFUSED) or refused(exc, alias):
+            model = self._meta.object_class._meta.object_name
+            return self.error_response(
+                request,
+                {"error": f"Could not save {model}: {commit_refusal(exc)}"},
+                response_class=http.HttpBadRequest,
+            )
+        return self._handle_500(request, exc)
 
     # -- deleting -----------------------------------------------------------
     def obj_delete(self, bundle: Bundle, **kwargs: Any) -> None:
@@ -252,7 +358,9 @@ class PonyWritesMixin:
             try:
                 return super().obj_delete(bundle, **kwargs)
             except DJANGO_REFUSED as exc:
-                raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
+                exc.deleted = bundle.obj
+                message = refusal_message(self._meta.object_class, exc, "delete")
+                raise BadRequest(message) from None
         if not hasattr(bundle.obj, "_pkval_"):
             try:
                 bundle.obj = self.obj_get(bundle=bundle, **kwargs)
@@ -277,13 +385,15 @@ class PonyWritesMixin:
 
     def delete_objects(self, objects: list) -> None:
         """Delete through Pony, applying ``on_delete``; a blocked delete is a 400."""
+        obj = None
         try:
             for obj in objects:
                 unwrap(obj).delete()
             pony_core.flush()
             forget_loaded(self._meta.object_class)
         except REFUSED as exc:
-            raise BadRequest(_refusal_message(self._meta.object_class, exc)) from None
+            exc.deleted = unwrap(obj)  # named in the message
+            raise BadRequest(refusal_message(self._meta.object_class, exc, "delete")) from None
 
     def rollback(self, bundles: list) -> None:
         """Nothing to undo by hand: the request's transaction is rolled back."""
@@ -294,14 +404,33 @@ def _unsaved_related(obj: Any) -> list[str]:
     if isinstance(obj, DjangoValues):
         return [name for name, value in obj.pending.items() if not value.is_saved]
     if isinstance(obj, Draft) and not obj.is_saved:
+        # A reverse relation's new object is saved after this one (save_related).
         return [
             name
             for name, value in obj._relations.items()
-            if isinstance(value, Draft) and not value.is_saved
+            if isinstance(value, Draft)
+            and not value.is_saved
+            and obj._relation_field(name).concrete
         ]
     return []
 
 
-def _refusal_message(model: type[models.Model], exc: BaseException) -> str:
-    detail = str(exc.args[0] if isinstance(exc, models.ProtectedError) else exc)
-    return f"Could not save {model._meta.object_name}: {detail}".strip()
+def commit_refusal(exc: BaseException) -> str:
+    """What the database refused at commit, in words that name no table or constraint."""
+    if isinstance(exc, pony_core.UnexpectedError):
+        exc = exc.original_exc
+    if isinstance(exc, (django_db.IntegrityError, pony_core.IntegrityError)):
+        return (
+            "the database refused the change when it was committed (a constraint it checks "
+            "at the end of the transaction, such as a reference to a row that does not exist)."
+        )
+    return "the database refused the data when the change was committed."
+
+
+def _kind_of(value: Any) -> str:
+    """A JSON-ish name for the type of a deserialized body."""
+    if value is None:
+        return "null"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return f"a {type(value).__name__}"

@@ -146,21 +146,31 @@ class Bug:
         return self.partial or django.VERSION[:2] < self.partial_before_django
 
 
+def case_adder(cases: list[Case]) -> Callable[..., None]:
+    """A ``case(name, category, *requests, expect=..., setup=...)`` that appends to ``cases``.
+
+    Other write-suite modules (``tests/test_writes_*.py``) keep their own list
+    and run it with :func:`check_case`.
+    """
+
+    def case(name, category, *requests, expect, setup=None) -> None:
+        def statuses(value):
+            value = (value,) if isinstance(value, int) else tuple(value)
+            assert len(value) == len(requests), name
+            return value
+
+        if isinstance(expect, dict):
+            expect = {vendor: statuses(value) for vendor, value in expect.items()}
+        else:
+            expect = statuses(expect)
+        assert name not in {c.name for c in cases}, name
+        cases.append(Case(name, category, tuple(requests), expect, setup))
+
+    return case
+
+
 CASES: list[Case] = []
-
-
-def case(name, category, *requests, expect, setup=None) -> None:
-    def statuses(value):
-        value = (value,) if isinstance(value, int) else tuple(value)
-        assert len(value) == len(requests), name
-        return value
-
-    if isinstance(expect, dict):
-        expect = {vendor: statuses(value) for vendor, value in expect.items()}
-    else:
-        expect = statuses(expect)
-    assert name not in {c.name for c in CASES}, name
-    CASES.append(Case(name, category, tuple(requests), expect, setup))
+case = case_adder(CASES)
 
 
 BOOK_AUTHOR = "/API/author/1/"
@@ -1336,9 +1346,10 @@ _reference_runs: dict[str, Run] = {}
 
 
 def reference(case: Case) -> Run:
-    if case.name not in _reference_runs:
-        _reference_runs[case.name] = run_case(case, REFERENCE)
-    return _reference_runs[case.name]
+    key = f"{case.name}\n{case.text()}"  # names are unique per module, not across modules
+    if key not in _reference_runs:
+        _reference_runs[key] = run_case(case, REFERENCE)
+    return _reference_runs[key]
 
 
 # =============================================================================
@@ -1476,8 +1487,8 @@ def known_bug_problems(case: Case, bug: Bug, expected: Run, got: Run) -> list[st
     return problems
 
 
-def known_bug(case: Case) -> Bug | None:
-    bug = KNOWN_MODELRESOURCE_BUGS.get(case.name)
+def known_bug(case: Case, bugs: dict[str, Bug] | None = None) -> Bug | None:
+    bug = (KNOWN_MODELRESOURCE_BUGS if bugs is None else bugs).get(case.name)
     if bug is not None and connection.vendor in bug.backends:
         return bug
     return None
@@ -1494,6 +1505,11 @@ def test_known_bugs_name_cases() -> None:
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_reference(case: Case) -> None:
     """ModelResource answers as the case says (so a case tests what it claims)."""
+    check_reference(case)
+
+
+def check_reference(case: Case) -> None:
+    """Assert that ModelResource answers ``case`` with the statuses it expects."""
     run = reference(case)
     statuses = tuple(r["status"] for r in run.responses)
     expect = case.expect[connection.vendor] if isinstance(case.expect, dict) else case.expect
@@ -1541,8 +1557,8 @@ INTENDED_DIFFERENCES_ELSEWHERE = {
 }
 
 
-def intended_difference(case: Case) -> Intended | None:
-    for table in (INTENDED_DIFFERENCES, INTENDED_DIFFERENCES_ELSEWHERE):
+def intended_difference(case: Case, tables: tuple[dict, ...] | None = None) -> Intended | None:
+    for table in tables or (INTENDED_DIFFERENCES, INTENDED_DIFFERENCES_ELSEWHERE):
         intended = table.get(case.name)
         if intended is not None and connection.vendor in intended.backends:
             return intended
@@ -1568,10 +1584,20 @@ def intended_problems(case: Case, intended: Intended, expected: Run, got: Run) -
 @pytest.mark.parametrize("api", TARGETS)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_write(case: Case, api: str) -> None:
+    check_case(case, api)
+
+
+def check_case(
+    case: Case,
+    api: str,
+    bugs: dict[str, Bug] | None = None,
+    intended_tables: tuple[dict[str, Intended], ...] | None = None,
+) -> None:
+    """Run ``case`` on ModelResource and on ``api``; assert they agree (or differ as marked)."""
     expected = reference(case)
     got = run_case(case, api)
-    bug = known_bug(case)
-    intended = intended_difference(case)
+    bug = known_bug(case, bugs)
+    intended = intended_difference(case, intended_tables)
     if intended is not None:
         problems = intended_problems(case, intended, expected, got)
     elif bug is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import ProtectedError, RestrictedError
 from pony.orm import commit, db_session
 
@@ -223,7 +223,7 @@ def test_delete_matches_django(data: dict) -> None:
     Book.objects.create(title="Bob's", author=data["bob"])
     bob_pk = data["bob"].pk
     with transaction.atomic():
-        sid = transaction.savepoint()
+        sid = connection.savepoint()
         Author.objects.get(pk=bob_pk).delete()
         expected_after = snapshot()
         transaction.savepoint_rollback(sid)

@@ -241,3 +241,12 @@ def test_model_validation_runs_on_the_objects(writer: Writer) -> None:
             data={"first_name": "", "last_name": "L", "status": "p"}, instance=writer
         )
         assert form.errors == reference.errors and "first_name" in form.errors
+
+
+def test_model_code_reading_the_manager_from_the_class() -> None:
+    user = User.objects.create(username="w", email="W@EXAMPLE.COM")
+    with db_session:
+        obj = User.p[user.pk]
+        obj.clean()  # AbstractUser.clean: self.__class__.objects.normalize_email(...)
+        assert obj.email == "W@example.com"
+        assert type(obj).objects is User.objects and not hasattr(obj, "objects")

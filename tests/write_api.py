@@ -54,6 +54,7 @@ from tests.testapp.models import (
     Pizzeria,
     Place,
     Protected,
+    ProxyAuthor,
     Publisher,
     Restaurant,
     Review,
@@ -61,6 +62,9 @@ from tests.testapp.models import (
 )
 
 SPELLINGS = ("model", "djony", "djony2013")
+
+#: A ``threading.Barrier`` that ``GatedAuthorResource.hydrate`` waits at, if set.
+GATE = None
 
 #: api_name -> spelling; ``v2`` is the reference.
 APIS = {"v2": "model", "v3": "djony", "v3o": "djony2013"}
@@ -267,7 +271,85 @@ def build_write_api(api_name: str, spelling: str) -> Api:
 
         Meta = meta(Tag, resource_name="tagdj", always_return_data=True, writes="django")
 
+    class AllTypesEveryFieldResource(base):
+        """Every field, ``blob`` too, and no ``always_return_data`` (a PATCH writes
+        back what it read only where ModelResource would: nowhere)."""
+
+        Meta = meta(AllTypes, resource_name="alltypesall")
+
+    class ShoutingCountryResource(base):
+        """``dehydrate_name`` changes what a client reads (not what is stored)."""
+
+        Meta = meta(Country, resource_name="shout", always_return_data=True)
+
+        def dehydrate_name(self, bundle):
+            return bundle.data["name"].upper()
+
+    class BookWithDetailResource(base):
+        """A reverse one-to-one in full, optional (Tastypie's ``TagResource.extradata``)."""
+
+        author = fields.ToOneField(AuthorResource, "author")
+        detail = fields.ToOneField(BookDetailResource, "detail", null=True, blank=True, full=True)
+        Meta = meta(Book, resource_name="bookwithdetail", fields=["id", "title"])
+
+    class BookDetailOfResource(base):
+        """``book`` may come from the parent that nests it (``PaymentResource.job``)."""
+
+        book = fields.ToOneField(BookResource, "book", null=True)
+        Meta = meta(BookDetail, resource_name="detailof")
+
+    class BookAndDetailResource(base):
+        """A reverse one-to-one saved through ``related_name`` (``JobResource.payment``)."""
+
+        author = fields.ToOneField(AuthorResource, "author")
+        detail = fields.ToOneField(BookDetailOfResource, "detail", related_name="book")
+        Meta = meta(Book, resource_name="bookanddetail", fields=["id", "title"])
+
+    class ProxyAuthorResource(base):
+        """A proxy model's resource."""
+
+        Meta = meta(ProxyAuthor, resource_name="proxyauthor", fields=["id", "name", "email"])
+
+    class PlacedAuthorResource(base):
+        """``hydrate()`` assigns Django instances to relations (``obj.owner = request.user``)."""
+
+        Meta = meta(Author, resource_name="placed", always_return_data=True, fields=["id", "name"])
+
+        def hydrate(self, bundle):
+            bundle.obj.country = Country.objects.get(code=bundle.data.get("home", "FR"))
+            bundle.obj.mentor = Author.objects.get(pk=1)
+            return bundle
+
+    class CodedAuthorResource(base):
+        """``hydrate()`` sets a raw foreign key column (``obj.country_by_code_id``)."""
+
+        Meta = meta(Author, resource_name="coded", fields=["id", "name"])
+
+        def hydrate(self, bundle):
+            if "country_code" in bundle.data:
+                bundle.obj.country_by_code_id = bundle.data["country_code"]
+            return bundle
+
+    class GatedAuthorResource(base):
+        """``hydrate()`` waits at :data:`GATE` when a test sets one (concurrent PATCHes)."""
+
+        Meta = meta(Author, resource_name="gated", fields=["id", "name", "email", "born"])
+
+        def hydrate(self, bundle):
+            if GATE is not None:
+                GATE.wait()
+            return bundle
+
     resources = [
+        GatedAuthorResource,
+        AllTypesEveryFieldResource,
+        ShoutingCountryResource,
+        BookWithDetailResource,
+        BookDetailOfResource,
+        BookAndDetailResource,
+        ProxyAuthorResource,
+        PlacedAuthorResource,
+        CodedAuthorResource,
         CountryResource,
         TagResource,
         PublisherResource,

@@ -143,7 +143,7 @@ class Differential:
         PostgreSQL a failed query aborts the transaction, and the next
         request must not pay for it."""
         client, url, headers = self.clients[case.client], self.url(case, api), dict(case.headers)
-        savepoint = transaction.savepoint()
+        savepoint = connection.savepoint()  # transaction.savepoint() is deprecated in 6.1
         try:
             if case.method == "GET":
                 return client.get(url, headers=headers)

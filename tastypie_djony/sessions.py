@@ -1,0 +1,126 @@
+"""Resource methods called outside a request get a Pony session of their own.
+
+Tastypie's cookbook ("Using your resource in regular views") and users' tests
+call ``obj_get``, ``obj_get_list``, ``full_dehydrate``, ``obj_create`` ...
+directly, with no request around them.  A ``ModelResource`` needs nothing
+for that; a ``DjonyResource`` method decorated with :func:`in_session` opens
+what the request would have opened, only when no Pony session is active:
+
+* a read: a ``db_session`` (``strict=False``: the loaded values of the
+  objects it returns stay readable after it ends);
+* a write: ``transaction.atomic()`` on the model's write database around a
+  ``db_session``, so a write that fails leaves nothing behind, as in a
+  request.
+
+An object from a session that has ended (returned by an earlier call) is
+replaced in the bundle by the same row of the new session, so it can be
+dehydrated, updated or deleted there.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.db import router, transaction
+from pony.orm import db_session
+from pony.orm.core import local as pony_local
+from tastypie.bundle import Bundle
+
+from djony.registry import writing
+from tastypie_djony.drafts import DjangoValues, Draft
+
+Method = TypeVar("Method", bound=Callable[..., Any])
+
+
+def in_session(write: bool = False) -> Callable[[Method], Method]:
+    """Decorate a resource method to run in a Pony session when none is active."""
+
+    def decorate(method: Method) -> Method:
+        @functools.wraps(method)
+        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if pony_local.db_session is not None:
+                return method(self, *args, **kwargs)
+            if not write:
+                with db_session(strict=False):
+                    _adopt_bundles(args, kwargs)
+                    return method(self, *args, **kwargs)
+            alias = router.db_for_write(self._meta.object_class)
+            with (
+                transaction.atomic(using=alias),
+                writing(alias),
+                db_session(optimistic=False, strict=False),
+            ):
+                _adopt_bundles(args, kwargs)
+                return method(self, *args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def _adopt_bundles(args: tuple, kwargs: dict) -> None:
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, Bundle):
+            value.obj = adopt(value.obj)
+
+
+def adopt(obj: Any) -> Any:
+    """``obj`` in the current session: an entity of an ended session is loaded again."""
+    if obj is None or isinstance(obj, (Draft, DjangoValues)) or not hasattr(obj, "_pkval_"):
+        return obj
+    cache = obj._session_cache_
+    if cache is not None and cache.is_alive:
+        return obj
+    return type(obj)._get_by_raw_pkval_(obj._get_raw_pkval_())
+
+
+class OutsideRequestMixin:
+    """The resource methods Tastypie's documentation calls outside a request, in a session."""
+
+    @in_session()
+    def build_bundle(self, *args: Any, **kwargs: Any) -> Bundle:
+        return super().build_bundle(*args, **kwargs)
+
+    @in_session()
+    def obj_get(self, *args: Any, **kwargs: Any) -> Any:
+        return super().obj_get(*args, **kwargs)
+
+    @in_session()
+    def cached_obj_get(self, *args: Any, **kwargs: Any) -> Any:
+        return super().cached_obj_get(*args, **kwargs)
+
+    def obj_get_list(self, *args: Any, **kwargs: Any) -> Any:
+        if pony_local.db_session is not None:
+            return super().obj_get_list(*args, **kwargs)
+        with db_session(strict=False):
+            objects = super().obj_get_list(*args, **kwargs)
+        # Evaluated later, in a session of its own: no page loaders, whose
+        # related data would belong to that session only.
+        with_loaders = getattr(objects, "with_loaders", None)
+        return objects if with_loaders is None else with_loaders(())
+
+    @in_session()
+    def get_via_uri(self, *args: Any, **kwargs: Any) -> Any:
+        return super().get_via_uri(*args, **kwargs)
+
+    @in_session()
+    def full_dehydrate(self, *args: Any, **kwargs: Any) -> Bundle:
+        return super().full_dehydrate(*args, **kwargs)
+
+    @in_session(write=True)
+    def obj_create(self, *args: Any, **kwargs: Any) -> Bundle:
+        return super().obj_create(*args, **kwargs)
+
+    @in_session(write=True)
+    def obj_update(self, *args: Any, **kwargs: Any) -> Bundle:
+        return super().obj_update(*args, **kwargs)
+
+    @in_session(write=True)
+    def obj_delete(self, *args: Any, **kwargs: Any) -> None:
+        return super().obj_delete(*args, **kwargs)
+
+    @in_session(write=True)
+    def obj_delete_list(self, *args: Any, **kwargs: Any) -> None:
+        return super().obj_delete_list(*args, **kwargs)

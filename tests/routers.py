@@ -1,0 +1,23 @@
+"""A primary/replica router as Django's documentation writes one.
+
+Reads go to the ``replica`` alias, writes to ``default``; the router tests
+(:mod:`tests.test_routers`) install it with ``override_settings``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class PrimaryReplicaRouter:
+    def db_for_read(self, model: type, **hints: Any) -> str:
+        return "replica"
+
+    def db_for_write(self, model: type, **hints: Any) -> str:
+        return "default"
+
+    def allow_relation(self, obj1: Any, obj2: Any, **hints: Any) -> bool:
+        return True
+
+    def allow_migrate(self, db: str, app_label: str, **hints: Any) -> bool:
+        return db == "default"
