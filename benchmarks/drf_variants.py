@@ -85,7 +85,7 @@ def build_router(variant: str) -> routers.SimpleRouter:
 
         class Meta:
             model = Permission
-            fields = ["codename", "id", "name", "resource_uri"] + (["content_type"] * full)
+            fields = ["codename", "id", "name", "resource_uri"] + (["content_type"] if full else [])
 
     class UserSerializer(TastypieLikeSerializer):
         resource_uri = RelativeIdentityField(view_name=f"{name}-user-detail")
@@ -121,7 +121,7 @@ def build_router(variant: str) -> routers.SimpleRouter:
 
         class Meta:
             model = User
-            fields = USER_FIELDS + (["groups"] * full)
+            fields = USER_FIELDS + (["groups"] if full else [])
 
     def viewset(model: type, serializer: type, queryset: Any) -> type:
         options: dict[str, Any] = {

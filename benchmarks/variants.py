@@ -156,7 +156,6 @@ def build_variant_api(variant: str, flavour: str) -> Api:
             groups = ToManyField(GroupResource, "groups", related_name="user_set", full=True)
         Meta = _meta(User, "auth/user", USER_ORDERING, users, full)
 
-    UserResource._meta.max_limit = 1000
     api = Api(api_name=f"{variant}-{flavour}")
     for resource in (ContentTypeResource, GroupResource, PermissionResource, UserResource):
         api.register(resource())
