@@ -10,7 +10,8 @@ caches or a heap the others lack and machine noise hits all of them alike.
 every K-th round (their hundreds to thousands of queries make a round long),
 still shuffled among the others.  Ratios are of medians; the bracket after
 each is the interquartile range of the per-round ratios (the two requests of a
-round ran seconds apart, under the same load).
+round ran seconds apart, under the same load), or their range when fewer than
+four rounds hold both.
 """
 
 from __future__ import annotations
@@ -73,8 +74,8 @@ def ratio(samples: dict[Target, Samples], over: Target, under: Target) -> tuple[
         for r in samples[over].times
         if r in samples[under].times
     ]
-    if len(paired) < 4:
-        return value, ""
+    if len(paired) < 4:  # too few pairs for quartiles: their range
+        return value, f"{min(paired):.1f}-{max(paired):.1f}" if paired else ""
     q = statistics.quantiles(paired, n=4)
     return value, f"{q[0]:.1f}-{q[2]:.1f}"
 
