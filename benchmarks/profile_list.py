@@ -54,8 +54,8 @@ STAGES = (
         [("tastypie/resources.py", "full_dehydrate")],
     ),
     (
-        "  fields' dehydrate (Tastypie's per-field values; summed)",
-        [("tastypie/fields.py", "dehydrate")],
+        "  fields' dehydrate (per-field values and to-many URIs; summed)",
+        [("tastypie/fields.py", "dehydrate"), ("tastypie_djony/fields.py", "dehydrate")],
     ),
     ("  URIs (get_resource_uri)", [("resources.py", "get_resource_uri")]),
     (
