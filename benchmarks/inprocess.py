@@ -59,6 +59,7 @@ def setup(database_url: str | None) -> None:
 
     django.setup()
     settings.ROOT_URLCONF = "benchmarks.urls"
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE, "benchmarks.urlconfs.OneApiPerUrlconf"]
     settings.ALLOWED_HOSTS = ["*"]
 
 
