@@ -13,7 +13,8 @@ DjonyResource (2013 spelling), ``v3q`` DjonyResource (drop-in spelling),
 Before timing, every Tastypie variant and the raw floor must return the same
 bytes as ``v2`` (DRF's JSON has another shape and is only checked for
 status and object count); a wrong answer has no speed.  Requests go through
-Django's test client (URL routing, middleware, the view), in rounds that
+Django's test client (URL routing, middleware, the view; each API in a URLconf
+of its own, :mod:`benchmarks.urlconfs`), in rounds that
 interleave the variants, so machine noise hits all of them alike; the report
 gives medians with the interquartile range, queries per request and ratios
 measured in the same run.  Nothing here is a pass/fail test.
