@@ -7,6 +7,7 @@ the model has its own ``p`` attribute, so ``Model.p`` is not djony's entity.
 ``djony.E002``: djony cannot serve a database of ``DATABASES`` (its driver
 or settings), found at startup rather than as a 500 on every request;
 ``djony.W004``: djony has no backend for a database's vendor.
+``djony.W005``: the model has a ``CompositePrimaryKey``; it has no entity (the rest are mapped).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
 
-from djony.mapping import declare_entities, mapped_models
+from djony.mapping import declare_entities, has_composite_key, mapped_models
 
 
 def check_mapping(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
@@ -30,7 +31,19 @@ def check_mapping(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMe
         models = apps.get_models()
     else:
         models = [m for config in app_configs for m in config.get_models()]
-    messages: list[checks.CheckMessage] = []
+    messages: list[checks.CheckMessage] = [
+        checks.Warning(
+            f"{model._meta.label} has a composite primary key ({model._meta.pk.name} = "
+            f"{', '.join(field.name for field in model._meta.pk_fields)}), which djony cannot "
+            "map: the model has no Pony entity.",
+            hint="Use the Django model for it (a ModelResource, not a DjonyResource), or give "
+            "it a one-column primary key and keep the composite key as a UniqueConstraint.",
+            obj=model,
+            id="djony.W005",
+        )
+        for model in models
+        if has_composite_key(model)
+    ]
     for model in mapped_models(list(models)):
         if not isinstance(model.__dict__.get("p", EntityDescriptor()), EntityDescriptor):
             messages.append(

@@ -46,23 +46,35 @@ class EntityInfo:
 
 
 def mapped_models(all_models: list[type[models.Model]]) -> list[type[models.Model]]:
-    """The models that get an entity: concrete, not proxies, not swapped out."""
+    """The models that get an entity: concrete, not proxies, not swapped out, one-column key."""
     return [
         model
         for model in all_models
-        if not model._meta.abstract and not model._meta.proxy and not model._meta.swapped
+        if not model._meta.abstract
+        and not model._meta.proxy
+        and not model._meta.swapped
+        and not has_composite_key(model)
     ]
 
 
+def has_composite_key(model: type[models.Model]) -> bool:
+    """Whether the primary key is a ``CompositePrimaryKey`` (Django 5.2), which djony leaves out."""
+    composite = getattr(models, "CompositePrimaryKey", None)
+    return composite is not None and isinstance(model._meta.pk, composite)
+
+
 def entity_names(model_list: list[type[models.Model]]) -> dict[type[models.Model], str]:
-    """``ModelName``, or ``app_label_ModelName`` where two apps share a model name."""
+    """``ModelName``, or ``App_label_ModelName`` where two apps share a model name.
+
+    (Pony wants entity names to start with a capital letter.)
+    """
     counts: dict[str, int] = {}
     for model in model_list:
         counts[model._meta.object_name] = counts.get(model._meta.object_name, 0) + 1
     return {
         model: model._meta.object_name
         if counts[model._meta.object_name] == 1
-        else f"{model._meta.app_label}_{model._meta.object_name}"
+        else f"{model._meta.app_label.capitalize()}_{model._meta.object_name}"
         for model in model_list
     }
 

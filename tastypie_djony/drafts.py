@@ -28,6 +28,8 @@ except ImportError:  # Django 4.2 has no db_default
         """Stands in for Django 5's marker of a value left to the database."""
 
 
+from djony.instances import ManagerOnClass, behaviour_base
+from djony.managers import RelatedManager
 from djony.registry import entity_for, write_alias
 
 
@@ -52,10 +54,16 @@ class Draft:
         return self._instance
 
     def _relation_field(self, name: str) -> models.Field | None:
-        """The relation ``name`` names (not its attname: ``owner_id`` is a column)."""
+        """The relation ``name`` names (not its attname: ``owner_id`` is a column).
+
+        A ``GenericForeignKey`` is not one here: the Django instance's own
+        descriptor keeps it, as content type and object id columns.
+        """
         try:
             field = self._model._meta.get_field(name)
         except FieldDoesNotExist:
+            return None
+        if _is_generic_foreign_key(field):
             return None
         return field if field.is_relation and field.name == name else None
 
@@ -68,6 +76,8 @@ class Draft:
             return self._relations[name]
         if name in self._extra:
             return self._extra[name]
+        if _to_many(self._model, name):
+            return DraftRelatedManager(self, name)
         field = self._relation_field(name)
         if field is not None:
             value = self._relation_default(field)
@@ -80,19 +90,13 @@ class Draft:
         related = self._related_by_attname(name)
         if related is not None:
             return related
-        if name == "pk" or _is_field(self._model, name):
+        if name == "pk" or _is_field(self._model, name) or _is_generic_name(self._model, name):
             return getattr(self.instance, name)
         raise AttributeError(f"{self._model._meta.object_name} draft has no attribute {name!r}")
 
     def _relation_default(self, field: models.Field) -> Any:
         if field.many_to_one or (field.one_to_one and field.concrete):
-            raw = getattr(self.instance, field.attname)
-            if raw is None:
-                return None
-            entity = entity_for(field.related_model, write_alias(self._model))
-            if field.target_field != field.related_model._meta.pk:
-                return entity.get(**{field.target_field.name: raw})
-            return entity._get_by_raw_pkval_((raw,))
+            return related_by_key(field, getattr(self.instance, field.attname))
         return None
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -100,6 +104,8 @@ class Draft:
             setattr(self._entity, name, unwrap(value))
         elif self._relation_field(name) is not None:
             self._relations[name] = value
+        elif _is_generic_name(self._model, name):
+            setattr(self.instance, name, value)  # Django's descriptor sets both columns
         elif name == "pk" or _is_field(self._model, name):
             field = _concrete(self._model, name)
             if field is not None and field.is_relation and name == field.attname:
@@ -119,8 +125,27 @@ class Draft:
     def __bool__(self) -> bool:
         return True
 
-    def __repr__(self) -> str:
-        return f"<Draft {self._model._meta.label}>"
+    # ``repr()``, ``str()`` and the model's methods come from the model (see _with_meta).
+    def __eq__(self, other: Any) -> Any:
+        """Django's equality: the saved entity's, or the unsaved instance's (same key)."""
+        if self is other:
+            return True
+        mine = self._entity if self._entity is not None else self.instance
+        theirs = other.instance if isinstance(other, Draft) and not other.is_saved else other
+        return mine == unwrap(theirs)
+
+    def __hash__(self) -> int:
+        """Django's: ``hash(pk)``; a new object without a key is unhashable, as Django's."""
+        if self._entity is not None:
+            return hash(self._entity)
+        return hash(self.instance)
+
+    @property
+    def _state(self) -> Any:
+        """Django's instance state: adding (as Django's unsaved instance) until saved."""
+        if self._entity is not None:
+            return self._entity._state
+        return self.instance._state
 
     @property
     def is_saved(self) -> bool:
@@ -207,31 +232,94 @@ class Draft:
         return values
 
 
+def related_by_key(field: models.Field, raw: Any) -> Any:
+    """The Pony object a foreign key's raw value ``raw`` names (``None`` for none)."""
+    if raw is None:
+        return None
+    entity = entity_for(field.related_model, write_alias(field.model))
+    if field.target_field != field.related_model._meta.pk:
+        return entity.get(**{field.target_field.name: raw})
+    return entity._get_by_raw_pkval_((raw,))
+
+
 def settled(obj: Any) -> Any:
-    """``obj`` after a flush, ready to read back what the database stored.
+    """``obj`` after a flush, holding what was saved as Django's instance does after ``save()``.
 
     Pony remembers the values it wrote as values it read, and refuses a later
     load that finds them changed (``UnrepeatableReadError``); a database that
-    rounds a decimal or truncates a time changes them.  Django does not
-    check: forget the reads, so a reload simply takes the stored values.
+    rounds a decimal or truncates a time changes them, and reading the row's
+    other columns (those the insert left to the database) loads it again.
+    Django does not check, and its instance keeps the values it saved
+    (``always_return_data`` answers ``"1.239"`` for a column that stores
+    ``1.24``).  So: the reads are forgotten, and the saved columns are marked
+    as held in memory (Pony's "written" bits), which a later load of the
+    row leaves as they are while it takes the stored values for the rest.
     """
     if obj._rbits_ is None:  # not a row of this session (deleted, or a session that ended)
         return obj
-    bits = obj._bits_except_volatile_
+    read_bits, held_bits = obj._bits_except_volatile_, obj._bits_
     for attr in obj._attrs_with_columns_:
         if attr in obj._dbvals_:
-            obj._rbits_ &= ~bits.get(attr, 0)
+            obj._rbits_ &= ~read_bits.get(attr, 0)
+            if not attr.is_pk and not attr.reverse:
+                obj._wbits_ |= held_bits.get(attr, 0)
     return obj
 
 
 @functools.cache
 def _with_meta(base: type, model: type[models.Model]) -> type:
-    """A subclass of ``base`` whose ``_meta`` is the model's, as a Django instance's class.
+    """A subclass of ``base`` that behaves as the model's class for code written for Django.
 
-    Code written for Django instances reads ``obj.__class__._meta`` (Tastypie's
-    ``DjangoAuthorization``).
+    ``obj.__class__._meta`` (Tastypie's ``DjangoAuthorization``), the model's
+    managers on the class (``validate_unique`` reads ``_default_manager``),
+    and the model's own methods, properties, ``__str__`` and ``__repr__``
+    (djony's mirror of the model, :func:`djony.instances.behaviour_base`),
+    run on the wrapper, so they read the values being written; ``base``'s
+    own attributes win.  ``full_clean()`` (a ``ModelForm``'s validation)
+    comes with them.
     """
-    return type(f"{model.__name__}{base.__name__}", (base,), {"_meta": model._meta})
+    mirror = behaviour_base(model, set(dir(base)) - {"__str__", "__repr__"})
+    body = {
+        "_meta": model._meta,
+        "_default_manager": model._meta.default_manager,
+        "_base_manager": model._meta.base_manager,
+    }
+    # Model code reads its managers from the class (AbstractUser.clean: self.__class__.objects).
+    body.update({m.name: ManagerOnClass(m) for m in model._meta.managers if m.name not in body})
+    # The model's name, as code reads it (``type(obj).__name__``, a model's ``describe()``).
+    return type(model.__name__, (base, mirror), body)
+
+
+class DraftRelatedManager(RelatedManager):
+    """A to-many relation of a new object: Django's manager of the unsaved instance.
+
+    As for ``ModelResource``'s unsaved instance: usable once the object has a
+    key (a ``PUT`` creating an object named by its key), Django's refusal
+    otherwise; the rows are loaded by Pony.
+    """
+
+    def _django_manager(self) -> Any:
+        return getattr(self.owner.instance, self.accessor)
+
+
+def _to_many(model: type[models.Model], name: str) -> bool:
+    """Whether ``name`` is a many-to-many or reverse foreign key accessor of ``model``."""
+    for field in model._meta.get_fields():
+        if not (field.many_to_many or field.one_to_many):
+            continue
+        accessor = field.get_accessor_name() if field.auto_created else field.name
+        if accessor == name:
+            return True
+    return False
+
+
+def _is_generic_foreign_key(field: Any) -> bool:
+    return hasattr(field, "ct_field") and hasattr(field, "fk_field") and not field.concrete
+
+
+def _is_generic_name(model: type[models.Model], name: str) -> bool:
+    """Whether ``name`` is a ``GenericForeignKey`` of ``model``."""
+    return any(f.name == name and _is_generic_foreign_key(f) for f in model._meta.private_fields)
 
 
 def new_draft(model: type[models.Model]) -> Draft:
@@ -284,6 +372,14 @@ class DjangoValues:
             return self.pending[name]
         if name in self.changes:
             return self.changes[name]
+        field = _concrete(type(self.entity)._meta.model, name)
+        if field is not None and field.is_relation:
+            # A relation and its key read each other's assignment, as on Django's instance.
+            if name == field.attname and field.name in self.changes:
+                related = self.changes[field.name]
+                return None if related is None else getattr(related, field.target_field.attname)
+            if name == field.name and field.attname in self.changes:
+                return related_by_key(field, self.changes[field.attname])
         return getattr(self.entity, name)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -292,13 +388,22 @@ class DjangoValues:
             self.pending[name] = value  # a nested new object, saved by save_related
             return
         self.pending.pop(name, None)
+        field = _concrete(type(self.entity)._meta.model, name)
+        if field is not None and field.is_relation and field.attname != field.name:
+            # The relation and its key are one value, as on Django's instance: the last wins.
+            self.changes.pop(field.attname if name == field.name else field.name, None)
+            self.pending.pop(field.name, None)
         self.changes[name] = value
 
     def __bool__(self) -> bool:
         return True
 
-    def __repr__(self) -> str:
-        return repr(self.entity)
+    # ``repr()``, ``str()`` and the model's methods come from the model (see _with_meta).
+    def __eq__(self, other: Any) -> Any:
+        return self.entity == unwrap(other)
+
+    def __hash__(self) -> int:
+        return hash(self.entity)
 
     def write(self, only: Collection[str] | None = None) -> Any:
         """Put the assigned values on the entity (those of ``only``'s fields) and return it.

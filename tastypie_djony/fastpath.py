@@ -1,18 +1,46 @@
-"""The JSON list page without objects: rows -> dicts -> ``json.dumps``.
+"""The JSON list and detail pages without objects: rows -> dicts -> ``json.dumps``.
 
-For a plain resource (stock Tastypie field classes over model columns, no
-``dehydrate*`` hooks, stock URIs and serializer) Tastypie's work per object
-is mechanical: read each attribute, ``convert()`` it, turn it into a simple
-type (``Serializer.to_simple``) and serialise.  :class:`ListPlan` does the
-same from the columns of one SQL query, never building an ORM object: each
-field becomes a small function from the row to the value Tastypie would have
-written, related URIs come from the page loaders' keys, and the page is
-encoded with the serializer's own JSON settings.  The bytes are the same as
-the general path's; the differential tests compare them.
+An optimisation, never a second opinion: it serves a request only when it gives the
+general path's bytes, and declines otherwise.  For a plain resource Tastypie's work per
+object is mechanical: read each attribute, ``convert()`` it, turn it into a simple type
+(``Serializer.to_simple``) and serialise.  :class:`ListPlan` does the same from the
+columns of one SQL query, never building an ORM object.
 
-A resource that does anything the plan cannot reproduce (a hook, a custom
-field class, ``full=True``, a callable or ``a__b`` attribute, another
-format) takes the general path, where every Tastypie extension point runs.
+Served (``DjonyResource.list_plan`` / ``detail_plan`` return a plan) when all of these hold:
+
+* the request asks for JSON, and the resource does not set ``Meta.fast_path = False``;
+* the resource overrides none of :data:`HOOKS`, nor ``dehydrate_<field>`` for any field,
+  and uses Tastypie's own ``Serializer`` class;
+* every field it shows (``use_in`` ``"all"`` or this page's kind; a callable ``use_in``
+  declines) is one of:
+
+  - a stock scalar field (:data:`SCALAR_FIELDS`) whose ``attribute`` names a concrete,
+    non-relation column of the model (its ``null`` and ``default`` applied as Tastypie
+    applies them: ``null`` first);
+  - ``resource_uri`` (with or without an ``attribute``);
+  - a stock ``ToOneField``/``ForeignKey``/``OneToOneField`` without ``full``, over a
+    concrete forward key with a database constraint (``db_constraint=False`` declines:
+    the key may name no row);
+  - a stock ``ToManyField``/``SetField`` without ``full`` over a relation named by the model's
+    field or Django accessor (forward or reverse many-to-many, reverse ForeignKey, also
+    over ``to_field``, ``GenericRelation``); ``a__b`` paths and callables decline;
+
+* the resource's own and every related resource's URIs are a function of the
+  ``detail_uri_name`` value alone (:func:`tastypie_djony.uris.uris_of`: no override of
+  ``get_resource_uri``, ``detail_uri_kwargs``, ``resource_uri_kwargs``, ``prepend_urls``
+  or ``_build_reverse_url`` other than ``NamespacedModelResource``'s), and
+  ``detail_uri_name`` is a column;
+* for a detail also: ``Authorization`` or ``ReadOnlyAuthorization`` exactly (their
+  ``read_detail`` never looks at the object), Tastypie's own ``authorized_read_detail``
+  (it still runs), and no cache.
+
+``authorized_read_list`` and the authorization class's ``read_list`` run on every list
+page, served or not: the page is built from ``obj_get_list``'s object list.  Refusals found
+while planning are :class:`NotPlannable` (the resource takes the general path); a row the
+plan cannot reproduce (a NULL where the field allows none, a paginator returning a list)
+raises :class:`Fallback` and that request takes the general path.  Neither reaches the
+client.  With ``settings.DJONY_VERIFY_FAST_PATH = True`` every served request is rendered
+by the general path too and any difference raises :class:`FastPathMismatch`.
 """
 
 from __future__ import annotations
@@ -32,6 +60,7 @@ from tastypie.serializers import Serializer
 
 from tastypie_djony.fields import DjonyToOneField, SetField
 from tastypie_djony.related import Relation
+from tastypie_djony.uris import DetailUris, uris_of
 
 
 class NotPlannable(Exception):
@@ -55,19 +84,9 @@ TO_ONE_FIELDS = {
     tastypie_fields.OneToOneField,
     DjonyToOneField,
 }
-INTEGER_KEYS = {
-    "AutoField",
-    "BigAutoField",
-    "SmallAutoField",
-    "IntegerField",
-    "BigIntegerField",
-    "SmallIntegerField",
-    "PositiveIntegerField",
-    "PositiveBigIntegerField",
-    "PositiveSmallIntegerField",
-}
 
-#: Resource methods that, when overridden, change what a list page contains.
+#: Resource methods that, when overridden, change what a page contains.  The URI methods
+#: are decided by :func:`tastypie_djony.uris.uris_of`.
 HOOKS = (
     "full_dehydrate",
     "dehydrate",
@@ -76,8 +95,6 @@ HOOKS = (
     "alter_detail_data_to_serialize",
     "obj_get",
     "cached_obj_get",
-    "get_resource_uri",
-    "detail_uri_kwargs",
     "create_response",
     "serialize",
     "build_bundle",
@@ -88,19 +105,29 @@ class Fallback(Exception):
     """A row needs Tastypie's own handling (e.g. a missing non-null value)."""
 
 
+#: A value function: the row and this request's URI builders -> the field's value.
+Value = Callable[[tuple, dict], Any]
+
+
 class ListPlan:
-    """Columns to select and one value function per resource field."""
+    """Columns to select and one value function per resource field.
+
+    Built only from what is known before any row is read; anything it cannot reproduce
+    raises :class:`NotPlannable` here, never later.  Reading the rows may raise
+    :class:`Fallback` (the caller then takes the general path for that request).
+    """
 
     def __init__(self, resource: Any, base: type, for_list: bool = True) -> None:
         self.resource = resource
         self.columns: list[str] = []
-        self.to_many: list[tuple[str, Relation, Any]] = []
-        self.values: list[tuple[str, Callable]] = []
+        self.to_many: list[tuple[str, Relation, DetailUris, str]] = []
+        self.values: list[tuple[str, Value]] = []
+        self.uris: list[DetailUris] = []
         self._check_resource(base)
         for name, field in resource.fields.items():
+            if callable(field.use_in):
+                raise NotPlannable(f"{name}: callable use_in")
             if field.use_in not in ("all", "list" if for_list else "detail"):
-                if callable(field.use_in):
-                    raise NotPlannable(f"{name}: callable use_in")
                 continue
             if getattr(resource, f"dehydrate_{name}", None) is not None and name != "resource_uri":
                 raise NotPlannable(f"dehydrate_{name}")
@@ -127,106 +154,132 @@ class ListPlan:
         if not isinstance(attribute, str) or "__" in attribute:
             raise NotPlannable(f"attribute {attribute!r}")
         try:
-            return self.resource._meta.object_class._meta.get_field(attribute)
+            field = self.resource._meta.object_class._meta.get_field(attribute)
         except FieldDoesNotExist:
             raise NotPlannable(f"attribute {attribute!r} is not a model field") from None
+        if field.name != attribute and getattr(field, "attname", None) != attribute:
+            raise NotPlannable(f"attribute {attribute!r} is a query name")
+        return field
+
+    def _uris(self, resource: Any) -> DetailUris:
+        uris = uris_of(resource)
+        if not uris.from_key:
+            raise NotPlannable(f"{type(resource).__name__} builds its URIs itself")
+        if uris not in self.uris:
+            self.uris.append(uris)
+        return uris
 
     def _plan_field(self, name: str, field: Any) -> None:
         kind = type(field)
-        if name == "resource_uri" and field.attribute is None:
-            _require_integer_key(self.resource._meta.object_class)
-            self.values.append((name, self._uri_value(self._column("pk"), self.resource)))
+        if name == "resource_uri":
+            self.values.append((name, self._resource_uri_value(field)))
         elif kind in SCALAR_FIELDS:
-            model_field = self._model_field(field.attribute)
-            if model_field.is_relation or not model_field.concrete:
-                raise NotPlannable(f"{name} reads a relation")
-            self.values.append((name, self._scalar_value(self._column(model_field.name), field)))
+            self.values.append((name, self._scalar_value(field)))
         elif kind in TO_ONE_FIELDS and not field.full:
-            model_field = self._model_field(field.attribute)
-            if not (model_field.many_to_one or model_field.one_to_one) or not model_field.concrete:
-                raise NotPlannable(f"{name} is not a forward relation")
-            if model_field.target_field != model_field.related_model._meta.pk:
-                raise NotPlannable(f"{name} uses to_field")
-            _require_integer_key(model_field.related_model)
-            related = field.get_related_resource(None)
-            index = self._column(model_field.attname)
-            self.values.append((name, self._to_one_value(index, related, field)))
+            self.values.append((name, self._to_one_value(name, field)))
         elif kind is SetField and not field.full:
             relation = Relation.find(self.resource._meta.object_class, field.attribute)
             if relation is None:
                 raise NotPlannable(f"{name}: not a plain relation")
-            _require_integer_key(relation.target)
-            _require_integer_key(self.resource._meta.object_class)
-            self.to_many.append((name, relation, field.get_related_resource(None)))
+            uris = self._uris(field.get_related_resource(None))
+            key_field = uris.key_field(relation.target)
+            if key_field is None:
+                raise NotPlannable(f"{name}: the related URIs need objects")
+            self.to_many.append((name, relation, uris, key_field))
         else:
             raise NotPlannable(f"{name}: {kind.__name__}")
 
     # -- value functions ----------------------------------------------------
-    def _scalar_value(self, index: int, field: Any) -> Callable:
+    def _scalar_value(self, field: Any) -> Value:
+        """``field.dehydrate`` of a column: ``null`` first, then the default, then convert."""
+        model_field = self._model_field(field.attribute)
+        if model_field.is_relation or not model_field.concrete:
+            raise NotPlannable(f"{field.instance_name} reads a relation")
+        index = self._column(model_field.name)
         convert = simple_converter(field, self.resource._meta.serializer)
         null, has_default = field.null, field.has_default()
 
-        def value(row: tuple) -> Any:
+        def value(row: tuple, uris: dict) -> Any:
             raw = row[index]
             if raw is None:
-                if has_default:
-                    raw = field._default() if callable(field._default) else field._default
-                elif null:
+                if null:
                     return None
-                else:
+                if not has_default:
                     raise Fallback
+                raw = field._default() if callable(field._default) else field._default
+                if raw is None:
+                    return None
             return convert(raw)
 
         return value
 
-    def _to_one_value(self, index: int, related: Any, field: Any) -> Callable:
-        builder = _uri_builder(related)
-        null = field.null
+    def _resource_uri_value(self, field: Any) -> Value:
+        """``dehydrate_resource_uri`` (after the field's own read, which may fail)."""
+        check = self._scalar_value(field) if field.attribute is not None else None
+        if check is not None and type(field) not in SCALAR_FIELDS:
+            raise NotPlannable(f"resource_uri: {type(field).__name__}")
+        uris = self._uris(self.resource)
+        key_field = uris.key_field()
+        if key_field is None:
+            raise NotPlannable("resource_uri: detail_uri_name is not a column")
+        index = self._column(
+            "pk" if key_field == self.resource._meta.object_class._meta.pk.name else key_field
+        )
 
-        def value(row: tuple) -> Any:
-            key = row[index]
-            if key is None:
-                if null:
-                    return None
-                raise Fallback
-            if type(key) is not int:
-                raise Fallback
-            return builder(key)
+        def value(row: tuple, builders: dict) -> Any:
+            if check is not None:
+                check(row, builders)
+            return builders[uris](row[index])
 
         return value
 
-    def _uri_value(self, index: int, resource: Any) -> Callable:
-        builder = _uri_builder(resource)
+    def _to_one_value(self, name: str, field: Any) -> Value:
+        model_field = self._model_field(field.attribute)
+        if not (model_field.many_to_one or model_field.one_to_one) or not model_field.concrete:
+            raise NotPlannable(f"{name} is not a forward relation")
+        if not getattr(model_field, "db_constraint", True):
+            raise NotPlannable(f"{name}: its key may name no row (db_constraint=False)")
+        uris = self._uris(field.get_related_resource(None))
+        key_field = uris.key_field(model_field.related_model)
+        if key_field is None:
+            raise NotPlannable(f"{name}: the related URI's key is not a column")
+        link = self._column(model_field.attname)
+        index = link
+        if key_field != model_field.target_field.name:
+            # e.g. a slug: read through a join (the constraint guarantees the row)
+            index = self._column(f"{model_field.name}__{key_field}")
+        null = field.null
 
-        def value(row: tuple) -> Any:
+        def value(row: tuple, builders: dict) -> Any:
             key = row[index]
-            if type(key) is not int:
+            if key is None:
+                if null and row[link] is None:
+                    return None
                 raise Fallback
-            return builder(key)
+            return builders[uris](key)
 
         return value
 
     # -- running ------------------------------------------------------------
     def objects(self, object_list: Any) -> list[dict]:
         """The ``objects`` of a page, as Tastypie would serialise them."""
-        rows = object_list.values_rows(self.columns)
-        pk_index = self.columns.index("pk") if "pk" in self.columns else None
-        keys = [row[pk_index] for row in rows] if pk_index is not None else []
+        columns = list(self.columns)
+        if object_list.queryset.query.distinct and "pk" not in columns:
+            # DISTINCT over a few columns would merge distinct objects with equal values.
+            columns.append("pk")
+        rows = object_list.values_rows(columns)
+        builders = {uris: uris.builder() for uris in self.uris}
         to_many = []
-        for name, relation, related in self.to_many:
-            if pk_index is None:
-                raise Fallback
-            build = _uri_builder(related)
-            related_by_owner = relation.related_keys(keys)
-            to_many.append((name, related_by_owner, build))
+        if self.to_many:
+            pk_index = columns.index("pk")
+            keys = [row[pk_index] for row in rows]
+            for name, relation, uris, key_field in self.to_many:
+                to_many.append((name, relation.related_keys(keys, key_field), builders[uris]))
         result = []
         for position, row in enumerate(rows):
-            data = {name: value(row) for name, value in self.values}
+            data = {name: value(row, builders) for name, value in self.values}
             for name, related_by_owner, build in to_many:
-                related = related_by_owner[keys[position]]
-                if any(type(key) is not int for key in related):
-                    raise Fallback
-                data[name] = [build(key) for key in related]
+                data[name] = [build(key) for key in related_by_owner[keys[position]]]
             result.append(data)
         return result
 
@@ -259,22 +312,44 @@ def simple_converter(field: Any, serializer: Serializer) -> Callable[[Any], Any]
     return generic
 
 
-def _require_integer_key(model: type) -> None:
-    """URIs come from a template for integer keys only (others need ``reverse()``)."""
-    if model._meta.pk.get_internal_type() not in INTEGER_KEYS:
-        raise NotPlannable(f"{model._meta.label} has a {model._meta.pk.get_internal_type()} key")
-
-
-def _uri_builder(resource: Any) -> Callable[[int], str]:
-    builder = getattr(resource, "detail_uri_builder", None)
-    build = builder() if builder is not None else None
-    if build is None:
-        raise Fallback
-    return build
-
-
 def render_json(data: Any) -> str:
     """What ``Serializer.to_json`` writes for data that is already simple."""
     return django_json.json.dumps(
         data, cls=django_json.DjangoJSONEncoder, sort_keys=True, ensure_ascii=False
     )
+
+
+class FastPathMismatch(AssertionError):
+    """``DJONY_VERIFY_FAST_PATH``: the fast path's answer is not the general path's."""
+
+
+def verifying() -> bool:
+    """Whether ``settings.DJONY_VERIFY_FAST_PATH`` asks to check every fast answer."""
+    return bool(getattr(settings, "DJONY_VERIFY_FAST_PATH", False))
+
+
+def check_same_answer(resource: Any, request: Any, fast: Any, general: Any) -> None:
+    """Raise :class:`FastPathMismatch`, naming the first difference, unless both are equal."""
+    for part, mine, theirs in (
+        ("status", fast.status_code, general.status_code),
+        ("Content-Type", fast.get("Content-Type"), general.get("Content-Type")),
+        ("body", fast.content, general.content),
+    ):
+        if mine == theirs:
+            continue
+        detail = f"{mine!r} != {theirs!r}"
+        if part == "body":
+            at = next(
+                (i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b),
+                min(len(mine), len(theirs)),
+            )
+            start = max(0, at - 60)
+            detail = (
+                f"at byte {at}: fast ...{mine[start : at + 60]!r}... general "
+                f"...{theirs[start : at + 60]!r}..."
+            )
+        raise FastPathMismatch(
+            f"{type(resource).__name__} {request.method} {request.get_full_path()}: the fast "
+            f"path's {part} differs from the general path's: {detail}. Set Meta.fast_path = "
+            "False on this resource and report the difference."
+        )

@@ -8,15 +8,15 @@ the object was not loaded as part of a page.
 
 ``DjonyResource`` turns every ``ToManyField`` it declares into a ``SetField``
 (a subclass of yours, when you subclassed ``ToManyField``), so both
-spellings behave the same.  Attributes that are callables or ``a__b`` paths
-keep Tastypie's own behaviour.
+spellings behave the same.  An ``a__b`` path is walked as Tastypie walks it, and
+the last relation read in manager order; callables keep Tastypie's behaviour.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import FieldDoesNotExist
+from django.core.exceptions import FieldDoesNotExist, ObjectDoesNotExist
 from django.db.models.fields.files import FieldFile
 from tastypie.bundle import Bundle
 from tastypie.exceptions import ApiFieldError
@@ -25,10 +25,13 @@ from tastypie.fields import FileField, RelatedField, ToManyField, ToOneField
 from tastypie_djony.related import (
     Relation,
     ToOneRelation,
+    model_of,
     related_keys,
     related_objects,
+    related_objects_of,
     stored_to_one,
 )
+from tastypie_djony.uris import uris_of
 
 
 def _relation_of(field: Any, kind: type) -> Any:
@@ -48,42 +51,80 @@ class SetField(ToManyField):
 
     def dehydrate(self, bundle: Bundle, for_list: bool = True) -> Any:
         relation = self.relation()
+        owner = bundle.obj
+        if relation is None and isinstance(self.attribute, str) and "__" in self.attribute:
+            return self._dehydrate_path(bundle, for_list)
         if relation is None:
             return super().dehydrate(bundle, for_list=for_list)
-        if not bundle.obj or not bundle.obj.pk:
+        if not owner or not owner.pk:
             if not self.null:
                 raise ApiFieldError(
-                    f"The model '{bundle.obj!r}' does not have a primary key and can not be "
+                    f"The model '{owner!r}' does not have a primary key and can not be "
                     "used in a ToMany context."
                 )
             return []
-        uris = self._uris_without_objects(bundle, for_list, relation)
+        return self._dehydrate_relation(bundle, for_list, relation, owner, stored=True)
+
+    def _dehydrate_path(self, bundle: Bundle, for_list: bool) -> Any:
+        """``a__b``: Tastypie's walk to the last object, then its relation in manager order."""
+        if not bundle.obj or not bundle.obj.pk:
+            return super().dehydrate(bundle, for_list=for_list)
+        *path, last = self._attrs
+        owner, previous, attr = bundle.obj, bundle.obj, None
+        for attr in path:
+            previous = owner
+            try:
+                owner = getattr(owner, attr, None)
+            except ObjectDoesNotExist:
+                owner = None
+            if owner is None:
+                if not self.null:
+                    raise ApiFieldError(
+                        f"The model '{previous!r}' has an empty attribute '{attr}' and doesn't "
+                        "allow a null value."
+                    )
+                return []
+        model = model_of(owner)
+        relation = Relation.find(model, last) if model is not None else None
+        if relation is None:
+            return super().dehydrate(bundle, for_list=for_list)
+        return self._dehydrate_relation(bundle, for_list, relation, owner, stored=False)
+
+    def _dehydrate_relation(
+        self, bundle: Bundle, for_list: bool, relation: Relation, owner: Any, stored: bool
+    ) -> list:
+        uris = self._uris_without_objects(bundle, for_list, relation, owner, stored)
         if uris is not None:
             return uris
+        related = (
+            related_objects(relation, owner) if stored else related_objects_of(relation, owner.pk)
+        )
         return [
             self.dehydrate_related(
-                Bundle(obj=related, request=bundle.request),
-                self.get_related_resource(related),
+                Bundle(obj=obj, request=bundle.request),
+                self.get_related_resource(obj),
                 for_list=for_list,
             )
-            for related in related_objects(relation, bundle.obj)
+            for obj in related
         ]
 
     def _uris_without_objects(
-        self, bundle: Bundle, for_list: bool, relation: Relation
+        self, bundle: Bundle, for_list: bool, relation: Relation, owner: Any, stored: bool
     ) -> list | None:
         """The related URIs straight from the keys, when nothing else is asked for."""
         if self.should_full_dehydrate(bundle, for_list):
             return None
         if type(self).dehydrate_related is not RelatedField.dehydrate_related:
             return None
-        builder = getattr(self.get_related_resource(None), "detail_uri_builder", None)
-        build = builder() if builder is not None else None
-        if build is None:
+        uris = uris_of(self.get_related_resource(None))
+        key_field = uris.key_field(relation.target)
+        if not uris.from_key or key_field is None:
             return None
-        keys = related_keys(relation, bundle.obj)
-        if not all(type(key) is int for key in keys):
-            return None
+        if stored and key_field == relation.target._meta.pk.name:
+            keys = related_keys(relation, owner)
+        else:
+            keys = relation.related_keys([owner.pk], key_field)[owner.pk]
+        build = uris.builder()
         return [build(key) for key in keys]
 
 

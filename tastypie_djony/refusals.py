@@ -7,7 +7,7 @@ objects (``Tag[new:4]``).  None of that reaches a client: a refusal is told
 in model terms, the way Django's own validation would tell it::
 
     Could not save Tag: Tag with this name already exists.
-    Could not delete Author 'Author object (2)': 1 book refers to it (PROTECT).
+    Cannot delete Author 'Author object (2)': book 'Dune' refers to it (PROTECT).
 
 Only the kind of refusal and the model's own field names (matched against
 the driver's text, never copied from it) are used.
@@ -16,7 +16,6 @@ the driver's text, never copied from it) are used.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from typing import Any
 
 from django.db import models
@@ -31,6 +30,9 @@ KINDS = (
     ("range", ("check constraint", "out of range", "check")),
     ("length", ("too long", "data too long")),
 )
+
+#: How many rows in the way a refused delete names, per model (then "and N more").
+NAMED_ROWS = 5
 
 PONY_ATTRIBUTE = re.compile(r"\b\w+\.(\w+)\b")
 
@@ -50,14 +52,27 @@ def blocked_delete_message(exc: models.ProtectedError | models.RestrictedError) 
     protect = isinstance(exc, models.ProtectedError)
     rows = exc.protected_objects if protect else exc.restricted_objects
     deleted = getattr(exc, "deleted", None)
-    counts = Counter(_model_of(row) for row in rows)
+    by_model: dict[type[models.Model], list[Any]] = {}
+    for row in rows:
+        by_model.setdefault(_model_of(row), []).append(row)
     parts = []
-    for related, count in sorted(counts.items(), key=lambda item: item[0]._meta.label):
+    for related, found in sorted(by_model.items(), key=lambda item: item[0]._meta.label):
+        count = len(found)
         noun = related._meta.verbose_name if count == 1 else related._meta.verbose_name_plural
-        parts.append(f"{count} {noun} {'refers' if count == 1 else 'refer'} to it")
+        named = ", ".join(f"'{display(row)}'" for row in _by_key(found)[:NAMED_ROWS])
+        more = f" and {count - NAMED_ROWS} more" if count > NAMED_ROWS else ""
+        parts.append(f"{noun} {named}{more} {'refers' if count == 1 else 'refer'} to it")
     what = f"{_model_of(deleted)._meta.object_name} '{display(deleted)}'" if deleted else "it"
     rule = "PROTECT" if protect else "RESTRICT"
     return f"Cannot delete {what}: {', '.join(parts) or 'other rows refer to it'} ({rule})."
+
+
+def _by_key(rows: list[Any]) -> list[Any]:
+    """``rows`` in key order (the order a client sees them listed)."""
+    try:
+        return sorted(rows, key=lambda row: row.pk)
+    except TypeError:  # keys that do not compare (None among them)
+        return sorted(rows, key=lambda row: str(row.pk))
 
 
 def display(obj: Any) -> str:

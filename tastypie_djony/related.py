@@ -15,57 +15,108 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django.contrib.contenttypes.fields import GenericRelation
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 
 from djony.registry import entity_for
 
 
-def _relation_field(model: type[models.Model], attribute: Any) -> Any:
-    """The model's relation field (forward or reverse) named ``attribute``, if any."""
+def relation_field(model: type[models.Model], attribute: Any) -> Any:
+    """The relation field of ``model`` that ``getattr(obj, attribute)`` reads, if any.
+
+    A forward field by its name; a reverse relation by Django's accessor name
+    (``book_set`` without ``related_name``), never by its query name.
+    """
     if not isinstance(attribute, str) or "__" in attribute:
         return None
     try:
         field = model._meta.get_field(attribute)
     except FieldDoesNotExist:
+        field = next(
+            (rel for rel in model._meta.related_objects if rel.get_accessor_name() == attribute),
+            None,
+        )
+    if field is None or not field.is_relation or field.related_model is None:
         return None
-    return field if field.is_relation and field.related_model is not None else None
+    if field.auto_created and not field.concrete and field.get_accessor_name() != attribute:
+        return None  # a query name (``book``), not an attribute of the object
+    return field
+
+
+def model_of(obj: Any) -> type[models.Model] | None:
+    """The Django model of a Django instance or a djony entity instance."""
+    if isinstance(obj, models.Model):
+        return type(obj)
+    info = getattr(type(obj), "_djony_info_", None)
+    return info.model if info is not None else None
 
 
 class Relation:
-    """A to-many relation of ``model`` reached through one attribute name."""
+    """A to-many relation of ``model`` reached through one attribute name.
 
-    def __init__(self, model: type[models.Model], attribute: str) -> None:
-        field = model._meta.get_field(attribute)
+    Related keys are read the way the related manager reads them: from the related
+    model's default manager (its filters and ``Meta.ordering``).
+    """
+
+    def __init__(self, model: type[models.Model], attribute: str, field: Any) -> None:
         self.key = (model._meta.label, attribute)
+        self.model = model
         self.target: type[models.Model] = field.related_model
-        if isinstance(field, models.ManyToManyField):
-            self.path = field.related_query_name()
+        self.generic = isinstance(field, GenericRelation)
+        self.field = field
+        if self.generic:
+            self.path = field.object_id_field_name
+        elif isinstance(field, models.ManyToManyField):
+            self.path = f"{field.related_query_name()}__pk"
         else:  # reverse ForeignKey or reverse ManyToManyField
-            self.path = field.field.name
+            self.path = f"{field.field.name}__pk"
 
     @classmethod
     def find(cls, model: type[models.Model], attribute: Any) -> Relation | None:
         """The relation behind a field attribute, or ``None`` (callables, ``a__b``)."""
-        field = _relation_field(model, attribute)
+        field = relation_field(model, attribute)
         if field is None or not (field.many_to_many or field.one_to_many):
             return None
-        return cls(model, attribute)
+        return cls(model, attribute, field)
 
-    def related_keys(self, owner_keys: list[Any]) -> dict[Any, list[Any]]:
-        """Owner key -> related keys, each list in the related model's order."""
+    def _related(self) -> models.QuerySet:
+        queryset = self.target._default_manager.all()
+        if self.generic:
+            content_type = ContentType.objects.db_manager(queryset.db).get_for_model(
+                self.model, for_concrete_model=self.field.for_concrete_model
+            )
+            queryset = queryset.filter(**{self.field.content_type_field_name: content_type})
+        return queryset
+
+    def related_keys(self, owner_keys: list[Any], key_field: str = "pk") -> dict[Any, list[Any]]:
+        """Owner key -> related ``key_field`` values, each list in the related model's order.
+
+        For one owner the query is the related manager's own (same columns and joins),
+        so a model without ``Meta.ordering`` comes out in the order Django's query gives.
+        """
         from tastypie_djony.objectlist import DjonyObjectList
 
         result: dict[Any, list[Any]] = {key: [] for key in owner_keys}
         if not owner_keys:
             return result
+        if len(owner_keys) == 1:
+            (owner,) = owner_keys
+            columns = [field.attname for field in self.target._meta.concrete_fields]
+            wanted = "pk" if key_field == "pk" else key_field
+            index = columns.index(self.target._meta.pk.attname if wanted == "pk" else wanted)
+            queryset = self._related().filter(**{self.path: owner}).values_list(*columns)
+            result[owner] = [row[index] for row in DjonyObjectList(queryset).rows()]
+            return result
+        lookup = {str(key): key for key in owner_keys} if self.generic else None
         queryset = (
-            self.target._default_manager.all()
+            self._related()
             .filter(**{f"{self.path}__in": owner_keys})
-            .values_list(self.path, "pk")
+            .values_list(self.path, key_field)
         )
         for owner, key in DjonyObjectList(queryset).rows():
-            result[owner].append(key)
+            result[lookup[str(owner)] if lookup is not None else owner].append(key)
         return result
 
 
@@ -82,7 +133,7 @@ class ToOneRelation:
     @classmethod
     def find(cls, model: type[models.Model], attribute: Any) -> ToOneRelation | None:
         """The to-one relation behind a field attribute, or ``None``."""
-        field = _relation_field(model, attribute)
+        field = relation_field(model, attribute)
         if field is None or not (field.many_to_one or field.one_to_one):
             return None
         return cls(model, attribute)
@@ -91,7 +142,11 @@ class ToOneRelation:
     def plain_forward(self) -> bool:
         """A ForeignKey/OneToOne to the primary key: Pony reads it from the row."""
         field = self.model._meta.get_field(self.attribute)
-        return field.concrete and field.target_field == self.target._meta.pk
+        return (
+            field.concrete
+            and field.target_field == self.target._meta.pk
+            and getattr(field, "db_constraint", True)
+        )
 
     def related_keys(self, owner_keys: list[Any]) -> dict[Any, Any]:
         """Owner key -> the related object's key (or ``None``), in one query."""
@@ -104,7 +159,17 @@ class ToOneRelation:
             .order_by()
             .values_list("pk", f"{self.attribute}__pk")
         )
-        return dict(DjonyObjectList(queryset).rows())
+        keys = dict(DjonyObjectList(queryset).rows())
+        field = self.model._meta.get_field(self.attribute)
+        if field.concrete and not getattr(field, "db_constraint", True):
+            # No constraint: the key may name no row, which Django reads as no object.
+            wanted = {key for key in keys.values() if key is not None}
+            existing = DjonyObjectList(
+                self.target._base_manager.filter(pk__in=wanted).order_by().values_list("pk")
+            ).rows()
+            found = {row[0] for row in existing}
+            keys = {owner: key if key in found else None for owner, key in keys.items()}
+        return keys
 
 
 def make_to_one_loader(relation: ToOneRelation, full: bool, nested: Callable | None) -> Callable:
@@ -185,3 +250,10 @@ def related_objects(relation: Relation, owner: Any) -> list[Any]:
     """The related objects of ``owner`` (Pony objects, loaded or not yet)."""
     entity = entity_for(relation.target)
     return [entity._get_by_raw_pkval_((key,)) for key in related_keys(relation, owner)]
+
+
+def related_objects_of(relation: Relation, owner_key: Any) -> list[Any]:
+    """The related objects of one owner, by one query (an owner reached through a path)."""
+    entity = entity_for(relation.target)
+    keys = relation.related_keys([owner_key])[owner_key]
+    return [entity._get_by_raw_pkval_((key,)) for key in keys]

@@ -40,7 +40,14 @@ from tastypie.utils.mime import build_content_type
 from djony.registry import writing
 from tastypie_djony.checks import register_resource
 from tastypie_djony.contenttypes import DjonyGenericForeignKeyField
-from tastypie_djony.fastpath import Fallback, ListPlan, NotPlannable, render_json
+from tastypie_djony.fastpath import (
+    Fallback,
+    ListPlan,
+    NotPlannable,
+    check_same_answer,
+    render_json,
+    verifying,
+)
 from tastypie_djony.fields import (
     DjonyToOneField,
     SetField,
@@ -51,8 +58,8 @@ from tastypie_djony.fields import (
 )
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import Relation, ToOneRelation, make_loader, make_to_one_loader
-from tastypie_djony.sessions import OutsideRequestMixin
-from tastypie_djony.uris import DetailUriTemplate
+from tastypie_djony.sessions import OutsideRequestMixin, in_session
+from tastypie_djony.uris import stock_uri_method, uris_of
 from tastypie_djony.writes import COMMIT_ERRORS, WRITES_THROUGH_DJANGO, PonyWritesMixin
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -146,41 +153,22 @@ class DjonyResource(
                 self.fields[name] = as_to_one_field(field)
             elif isinstance(field, FileField):
                 self.fields[name] = as_file_field(field, self._meta.object_class)
-        self._detail_uris = DetailUriTemplate(self._reverse_detail) if self._stock_uris() else None
 
-    def _stock_uris(self) -> bool:
-        cls = type(self)
-        return (
-            cls.detail_uri_kwargs is BaseModelResource.detail_uri_kwargs
-            and cls.resource_uri_kwargs is Resource.resource_uri_kwargs
-            and cls._build_reverse_url is Resource._build_reverse_url
-        )
-
-    def _reverse_detail(self, key: Any) -> str:
-        kwargs = self.resource_uri_kwargs()
-        kwargs[self._meta.detail_uri_name] = key
-        return self._build_reverse_url("api_dispatch_detail", kwargs=kwargs)
-
-    def detail_uri_builder(self) -> Callable[[int], str] | None:
-        """``pk -> detail URI`` for integer keys, when URIs are Tastypie's stock ones."""
-        if (
-            self._detail_uris is None
-            or type(self).get_resource_uri is not DjonyResource.get_resource_uri
-        ):
-            return None
-        return self._detail_uris.builder()
-
+    @stock_uri_method
     def get_resource_uri(
         self, bundle_or_obj: Any = None, url_name: str = "api_dispatch_list"
     ) -> str:
-        """Tastypie's URI; detail URIs of integer keys come from a cached template."""
-        if bundle_or_obj is not None and self._detail_uris is not None:
-            obj = bundle_or_obj.obj if isinstance(bundle_or_obj, Bundle) else bundle_or_obj
-            key = getattr(obj, self._meta.detail_uri_name, None)
-            if type(key) is int:
-                uri = self._detail_uris.uri(key)
-                if uri is not None:
-                    return uri
+        """Tastypie's URI; a detail URI comes from :func:`~tastypie_djony.uris.uris_of`.
+
+        Overriding this (or ``detail_uri_kwargs``, ``resource_uri_kwargs``,
+        ``_build_reverse_url``) keeps working: the URI is then always built by
+        your method, from the object.
+        """
+        if bundle_or_obj is not None:
+            uris = uris_of(self)
+            if uris.from_key:
+                obj = bundle_or_obj.obj if isinstance(bundle_or_obj, Bundle) else bundle_or_obj
+                return uris.builder()(getattr(obj, self._meta.detail_uri_name))
         return super().get_resource_uri(bundle_or_obj, url_name)
 
     # -- hooks ------------------------------------------------------------
@@ -272,14 +260,16 @@ class DjonyResource(
         except ValueError:
             raise BadRequest("Invalid resource lookup data provided (mismatched type).") from None
 
-    # -- fast list pages --------------------------------------------------
+    # -- the fast path (tastypie_djony.fastpath) ---------------------------------
     def list_plan(self, request: Any, for_list: bool = True) -> ListPlan | None:
         """How to build this request's JSON page without objects, or ``None``.
 
-        ``None`` (Tastypie's general path) whenever the resource has hooks or
-        fields the plan cannot reproduce byte for byte; see
-        :mod:`tastypie_djony.fastpath`.
+        ``None`` (Tastypie's general path) when ``Meta.fast_path = False``, for
+        other formats, and whenever the resource has hooks or fields the plan
+        cannot reproduce byte for byte; see :mod:`tastypie_djony.fastpath`.
         """
+        if not getattr(self._meta, "fast_path", True):
+            return None
         if self.determine_format(request) != "application/json":
             return None
         refused = self.__dict__.setdefault("_not_plannable", set())
@@ -292,17 +282,21 @@ class DjonyResource(
             return None
 
     def detail_plan(self, request: Any) -> ListPlan | None:
-        """The plan for a detail, when nothing can tell the object is not loaded.
+        """The plan for a detail, when the object itself cannot change the answer.
 
         Only with Tastypie's own ``Authorization``/``ReadOnlyAuthorization``
-        (whose ``read_detail`` never looks at the object) and no cache.
+        (whose ``read_detail`` never looks at the object), the stock
+        ``authorized_read_detail`` and no cache.
         """
         if type(self._meta.authorization) not in (Authorization, ReadOnlyAuthorization):
+            return None
+        if type(self).authorized_read_detail is not Resource.authorized_read_detail:
             return None
         if type(self._meta.cache) is not NoCache:
             return None
         return self.list_plan(request, for_list=False)
 
+    @in_session()
     def get_detail(self, request: Any, **kwargs: Any) -> Any:
         """Tastypie's ``get_detail``; the JSON of a plain resource skips the object."""
         plan = self.detail_plan(request)
@@ -323,10 +317,16 @@ class DjonyResource(
             return http.HttpNotFound()
         if len(found) > 1:
             return http.HttpMultipleChoices("More than one resource is found at this URI.")
-        return HttpResponse(
+        # The stock hook with a stock authorization: it answers without the object.
+        self.authorized_read_detail(object_list, self.build_bundle(request=request))
+        response = HttpResponse(
             render_json(found[0]), content_type=build_content_type("application/json")
         )
+        if verifying():
+            check_same_answer(self, request, response, super().get_detail(request, **kwargs))
+        return response
 
+    @in_session()
     def get_list(self, request: Any, **kwargs: Any) -> Any:
         """Tastypie's ``get_list``; JSON pages of plain resources skip the objects."""
         plan = self.list_plan(request)
@@ -348,15 +348,30 @@ class DjonyResource(
         try:
             if not isinstance(page[collection], DjonyObjectList):
                 raise Fallback
-            page[collection] = plan.objects(page[collection])
+            rows = plan.objects(page[collection])
         except Fallback:
-            page[collection] = [
-                self.full_dehydrate(self.build_bundle(obj=obj, request=request), for_list=True)
-                for obj in page[collection]
-            ]
-            page = self.alter_list_data_to_serialize(request, page)
-            return self.create_response(request, page)
-        return HttpResponse(render_json(page), content_type=build_content_type("application/json"))
+            return self._general_list(request, page)
+        simple = self._meta.serializer.to_simple(
+            {key: value for key, value in page.items() if key != collection}, None
+        )
+        simple[collection] = rows
+        response = HttpResponse(
+            render_json(simple), content_type=build_content_type("application/json")
+        )
+        if verifying():
+            check_same_answer(self, request, response, self._general_list(request, page))
+        return response
+
+    def _general_list(self, request: Any, page: dict) -> HttpResponse:
+        """The rest of Tastypie's ``get_list`` for a page of objects."""
+        collection = self._meta.collection_name
+        page = dict(page)
+        page[collection] = [
+            self.full_dehydrate(self.build_bundle(obj=obj, request=request), for_list=True)
+            for obj in page[collection]
+        ]
+        page = self.alter_list_data_to_serialize(request, page)
+        return self.create_response(request, page)
 
     # -- request handling -------------------------------------------------
     def wrap_view(self, view: str) -> Callable:

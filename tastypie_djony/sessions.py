@@ -109,6 +109,10 @@ class OutsideRequestMixin:
     def full_dehydrate(self, *args: Any, **kwargs: Any) -> Bundle:
         return super().full_dehydrate(*args, **kwargs)
 
+    @in_session()
+    def full_hydrate(self, *args: Any, **kwargs: Any) -> Bundle:
+        return super().full_hydrate(*args, **kwargs)
+
     @in_session(write=True)
     def obj_create(self, *args: Any, **kwargs: Any) -> Bundle:
         return super().obj_create(*args, **kwargs)
@@ -124,3 +128,51 @@ class OutsideRequestMixin:
     @in_session(write=True)
     def obj_delete_list(self, *args: Any, **kwargs: Any) -> None:
         return super().obj_delete_list(*args, **kwargs)
+
+    # Tastypie's views, called directly as its own tests and users' tests do
+    # (``resource.dispatch("list", request)``, ``resource.get_list(request)``):
+    # the session the request's ``wrap_view`` would have opened.
+    def dispatch(self, request_type: str, request: Any, **kwargs: Any) -> Any:
+        if getattr(request, "method", "GET") in ("GET", "HEAD", "OPTIONS"):
+            return self._dispatch_reading(request_type, request, **kwargs)
+        return self._dispatch_writing(request_type, request, **kwargs)
+
+    @in_session()
+    def _dispatch_reading(self, request_type: str, request: Any, **kwargs: Any) -> Any:
+        return super().dispatch(request_type, request, **kwargs)
+
+    @in_session(write=True)
+    def _dispatch_writing(self, request_type: str, request: Any, **kwargs: Any) -> Any:
+        return super().dispatch(request_type, request, **kwargs)
+
+    @in_session(write=True)
+    def post_list(self, *args: Any, **kwargs: Any) -> Any:
+        return super().post_list(*args, **kwargs)
+
+    @in_session(write=True)
+    def put_list(self, *args: Any, **kwargs: Any) -> Any:
+        return super().put_list(*args, **kwargs)
+
+    @in_session(write=True)
+    def put_detail(self, *args: Any, **kwargs: Any) -> Any:
+        return super().put_detail(*args, **kwargs)
+
+    @in_session(write=True)
+    def patch_list(self, *args: Any, **kwargs: Any) -> Any:
+        return super().patch_list(*args, **kwargs)
+
+    @in_session(write=True)
+    def patch_detail(self, *args: Any, **kwargs: Any) -> Any:
+        return super().patch_detail(*args, **kwargs)
+
+    @in_session(write=True)
+    def delete_list(self, *args: Any, **kwargs: Any) -> Any:
+        return super().delete_list(*args, **kwargs)
+
+    @in_session(write=True)
+    def delete_detail(self, *args: Any, **kwargs: Any) -> Any:
+        return super().delete_detail(*args, **kwargs)
+
+    @in_session()
+    def get_multiple(self, *args: Any, **kwargs: Any) -> Any:
+        return super().get_multiple(*args, **kwargs)

@@ -1,59 +1,144 @@
-"""Detail URIs built from a prefix resolved once, not one ``reverse()`` per object.
+"""How a resource's detail URIs are built: decided here, once, for every path.
 
-Django's ``reverse()`` costs tens of microseconds; a list of 1000 users with
-their permissions calls it thousands of times.  For an integer key the URI
-is ``prefix + str(pk) + suffix``: :class:`DetailUriTemplate` reverses once
-with a sentinel key (per script prefix and URLconf, so ``SCRIPT_NAME`` and
-per-request ``urlconf`` keep working) and splits the result around it.
-Resources that override how URIs are built keep calling ``reverse()``.
+Tastypie builds a detail URI with ``get_resource_uri(obj)``:
+``_build_reverse_url("api_dispatch_detail", resource_uri_kwargs(obj))``, where the key is
+``getattr(obj, Meta.detail_uri_name)``.  Each of those methods may be overridden, and
+``reverse()`` depends on the URLconf, the script prefix and the active language
+(``i18n_patterns``).  :func:`uris_of` answers, for any resource (a ``ModelResource`` too):
+
+* whether the URI is a function of the ``detail_uri_name`` value alone, so the row-built
+  paths may build it without an object (:attr:`DetailUris.from_key`): only when every URI
+  method is Tastypie's own (or ``NamespacedModelResource``'s ``_build_reverse_url``);
+* which model field holds that value (:meth:`DetailUris.key_field`);
+* a builder ``value -> URI`` for the current request (:meth:`DetailUris.builder`), which
+  reverses once per URLconf, script prefix, language and namespace with a sentinel key and
+  puts the value in its place; values that ``reverse()`` would quote go through
+  ``reverse()`` itself.
+
+Everything else keeps Tastypie's ``get_resource_uri`` on the object.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
+from uuid import UUID
 
+from django.conf import settings
+from django.core.exceptions import FieldDoesNotExist
 from django.urls import NoReverseMatch, get_script_prefix, get_urlconf
+from django.utils.translation import get_language
+from tastypie.resources import BaseModelResource, NamespacedModelResource, Resource
 
 _SENTINEL = 7919_0000_0000_0000_7919
 
+#: Values ``reverse()`` inserts unchanged (no quoting).
+_PLAIN = re.compile(r"[A-Za-z0-9_-]+")
 
-class DetailUriTemplate:
-    """``prefix``/``suffix`` around the key in one resource's detail URI."""
+#: The methods whose stock versions make a URI a function of the key alone.
+URI_METHODS = (
+    "get_resource_uri",
+    "detail_uri_kwargs",
+    "resource_uri_kwargs",
+    "_build_reverse_url",
+    "base_urls",
+    "prepend_urls",
+    "override_urls",
+)
 
-    def __init__(self, reverse_detail: Callable[[Any], str]) -> None:
-        self._reverse_detail = reverse_detail
+_STOCK = {
+    name: {getattr(base, name) for base in (Resource, BaseModelResource, NamespacedModelResource)}
+    for name in URI_METHODS
+}
+
+
+def stock_uri_method(method: Callable) -> Callable:
+    """Mark an override that builds the same URI as Tastypie's method of that name."""
+    _STOCK[method.__name__].add(method)
+    return method
+
+
+def stock_uris(cls: type) -> bool:
+    """Whether every URI method of ``cls`` is Tastypie's own (or marked as equivalent)."""
+    return all(getattr(cls, name, None) in _STOCK[name] for name in URI_METHODS)
+
+
+def uris_of(resource: Any) -> DetailUris:
+    """The one :class:`DetailUris` of a resource instance."""
+    uris = resource.__dict__.get("_djony_uris")
+    if uris is None:
+        uris = resource.__dict__["_djony_uris"] = DetailUris(resource)
+    return uris
+
+
+class DetailUris:
+    """One resource's detail URIs."""
+
+    def __init__(self, resource: Any) -> None:
+        self.resource = resource
+        #: URIs built from the ``detail_uri_name`` value alone (no object needed).
+        self.from_key = stock_uris(type(resource))
         self._parts: dict[tuple, tuple[str, str] | None] = {}
 
-    def parts(self) -> tuple[str, str] | None:
-        key = (get_script_prefix(), get_urlconf())
+    def key_field(self, model: type | None = None) -> str | None:
+        """The concrete field of ``model`` (the resource's own) holding the URI's key."""
+        model = model or self.resource._meta.object_class
+        name = self.resource._meta.detail_uri_name
+        if name == "pk":
+            return model._meta.pk.name
+        try:
+            field = model._meta.get_field(name)
+        except FieldDoesNotExist:
+            return None
+        if not field.concrete or field.is_relation or field.name != name:
+            return None
+        return field.name
+
+    def reverse(self, value: Any) -> str:
+        """Tastypie's ``get_resource_uri`` for an object whose key is ``value``."""
+        resource = self.resource
+        kwargs = resource.resource_uri_kwargs()
+        kwargs[resource._meta.detail_uri_name] = value
+        try:
+            return resource._build_reverse_url("api_dispatch_detail", kwargs=kwargs)
+        except NoReverseMatch:
+            return ""
+
+    def _template(self) -> tuple[str, str] | None:
+        meta = self.resource._meta
+        key = (
+            get_script_prefix(),
+            get_urlconf() or settings.ROOT_URLCONF,
+            get_language(),
+            meta.api_name,
+            meta.resource_name,
+            getattr(meta, "urlconf_namespace", None),
+            meta.detail_uri_name,
+        )
         try:
             return self._parts[key]
         except KeyError:
             pass
-        try:
-            uri = self._reverse_detail(_SENTINEL)
-        except NoReverseMatch:
-            uri = ""
+        uri = self.reverse(_SENTINEL)
         marker = str(_SENTINEL)
-        parts = None
-        if uri.count(marker) == 1:
-            prefix, suffix = uri.split(marker)
-            parts = (prefix, suffix)
+        parts = tuple(uri.split(marker)) if uri.count(marker) == 1 else None
         self._parts[key] = parts
         return parts
 
-    def builder(self) -> Callable[[int], str] | None:
-        """A function key -> URI for this request's prefix, or ``None``."""
-        parts = self.parts()
+    def builder(self) -> Callable[[Any], str]:
+        """``value -> URI`` for this request; only valid when :attr:`from_key`."""
+        parts = self._template()
+        reverse = self.reverse
         if parts is None:
-            return None
+            return reverse
         prefix, suffix = parts
-        return lambda pk: f"{prefix}{pk}{suffix}"
 
-    def uri(self, pk: int) -> str | None:
-        """The detail URI for integer ``pk``, or ``None`` to fall back to ``reverse()``."""
-        parts = self.parts()
-        if parts is None:
-            return None
-        return f"{parts[0]}{pk}{parts[1]}"
+        def build(value: Any) -> str:
+            if type(value) is int or type(value) is UUID:
+                return f"{prefix}{value}{suffix}"
+            if type(value) is str and _PLAIN.fullmatch(value):
+                return f"{prefix}{value}{suffix}"
+            return reverse(value)
+
+        return build

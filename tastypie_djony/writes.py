@@ -324,7 +324,9 @@ class PonyWritesMixin:
         obj = unwrap(obj)
         django_field = self._meta.object_class._meta.get_field(attribute)
         try:
-            if django_field.one_to_many and not django_field.field.null:
+            if hasattr(django_field, "object_id_field_name"):  # GenericRelation
+                self.replace_generic_related(obj, django_field, related_objects)
+            elif django_field.one_to_many and not django_field.field.null:
                 # A reverse ForeignKey that cannot be cleared: Django only adds.
                 for related in related_objects:
                     setattr(related, django_field.field.name, obj)
@@ -334,6 +336,28 @@ class PonyWritesMixin:
             forget_loaded(self._meta.object_class)
         except REFUSED as exc:
             raise BadRequest(refusal_message(self._meta.object_class, exc)) from None
+
+    def replace_generic_related(self, obj: Any, relation: Any, related_objects: list) -> None:
+        """A ``GenericRelation`` made ``related_objects``, as Django's ``clear()`` + ``add()``.
+
+        Rows no longer related are deleted (the relation's columns cannot be
+        cleared); the others get the owner's content type and key.
+        """
+        from django.contrib.contenttypes.models import ContentType
+
+        from djony.registry import write_alias
+
+        related_objects = [unwrap(related) for related in related_objects]
+        types = ContentType.objects.db_manager(write_alias(self._meta.object_class))
+        content_type = types.get_for_model(obj, for_concrete_model=relation.for_concrete_model)
+        ct_field = relation.related_model._meta.get_field(relation.content_type_field_name)
+        ct_attname = ct_field.attname
+        for existing in getattr(obj, relation.name).all():
+            if existing not in related_objects:
+                existing.delete()
+        for related in related_objects:
+            setattr(related, ct_attname, content_type.pk)
+            setattr(related, relation.object_id_field_name, obj.pk)
 
     def commit_error_response(self, request: Any, exc: BaseException) -> HttpResponse:
         """The answer when the request's transaction could not be committed.

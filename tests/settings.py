@@ -109,6 +109,7 @@ INSTALLED_APPS = [
     "tastypie",
     "rest_framework",
     "tests.testapp",
+    "tests.zoo",
     "tests.instances",
     "tests.patterns",
     "example_project.showcase",
@@ -137,4 +138,6 @@ TEMPLATES = [
     }
 ]
 TASTYPIE_FULL_DEBUG = False
+# Every answer the fast path gives is also rendered by the general path and compared.
+DJONY_VERIFY_FAST_PATH = True
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -53,6 +53,7 @@ from django.db import connection
 from django.utils import timezone
 
 from tests import write_api
+from tests.differential.harness import TARGETS
 from tests.testapp.models import (
     Book,
     Chapter,
@@ -65,7 +66,6 @@ transactional_db = write_api.write_db_fixture()  # see its docstring
 pytestmark = pytest.mark.usefixtures("transactional_db")
 
 REFERENCE = "v2"
-TARGETS = ("v3", "v3o")
 BACKENDS = ("sqlite", "postgresql", "mysql")
 
 

@@ -250,3 +250,18 @@ def test_model_code_reading_the_manager_from_the_class() -> None:
         obj.clean()  # AbstractUser.clean: self.__class__.objects.normalize_email(...)
         assert obj.email == "W@example.com"
         assert type(obj).objects is User.objects and not hasattr(obj, "objects")
+
+
+def test_models_of_the_same_name_in_two_apps_get_two_entities() -> None:
+    from django.apps import apps
+
+    from djony.mapping import entity_names
+
+    tag, other = apps.get_model("testapp", "Tag"), apps.get_model("auth", "Group")
+    names = entity_names([tag, other, type("Tag", (), {"_meta": _FakeMeta("zoo", "Tag")})])
+    assert names[tag] == "Testapp_Tag" and names[other] == "Group"
+
+
+class _FakeMeta:
+    def __init__(self, app_label: str, object_name: str) -> None:
+        self.app_label, self.object_name = app_label, object_name

@@ -22,13 +22,12 @@ import pytest
 from django.db import connection, connections
 
 from tests import write_api
+from tests.differential.harness import TARGETS
 from tests.testapp.models import Book, Loan
 from tests.write_api import HookError, api_client, send
 
 transactional_db = write_api.write_db_fixture()  # see its docstring
 pytestmark = pytest.mark.usefixtures("transactional_db")
-
-TARGETS = ("v3", "v3o")
 
 
 @dataclass(frozen=True)

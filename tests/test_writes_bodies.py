@@ -14,8 +14,9 @@ import json
 import re
 
 import pytest
-from django.db import connection
+from django.db import connection, models
 
+from tastypie_djony.refusals import blocked_delete_message
 from tests import write_api
 from tests.test_differential_writes import (
     CASES as DIFFERENTIAL_CASES,
@@ -35,6 +36,7 @@ from tests.test_differential_writes import (
     put,
     run_case,
 )
+from tests.testapp.models import Author, Country, Protected
 from tests.write_api import PUB_PENGUIN
 
 transactional_db = write_api.write_db_fixture()  # see its docstring
@@ -154,5 +156,17 @@ def test_blocked_delete_names_the_rows_in_the_way() -> None:
     error = _error(next(c for c in CASES if c.name == "delete_publisher_restrict_named"))
     assert error == (
         f"Cannot delete Publisher 'Publisher object ({PUB_PENGUIN})': "
-        "1 book refers to it (RESTRICT)."
+        "book 'Book object (1)' refers to it (RESTRICT)."
     ), error
+
+
+def test_blocked_delete_names_at_most_five_rows_per_model() -> None:
+    country = Country(pk=1, code="fr", name="France")
+    authors = [Author(pk=pk, name=f"a{pk}") for pk in (7, 3, 1, 6, 2, 5, 4)]
+    exc = models.ProtectedError("protected", [*authors, Protected(pk=9, country=country)])
+    exc.deleted = country
+    assert blocked_delete_message(exc) == (
+        "Cannot delete Country 'France': authors 'Author object (1)', 'Author object (2)', "
+        "'Author object (3)', 'Author object (4)', 'Author object (5)' and 2 more refer to it, "
+        "protected 'Protected object (9)' refers to it (PROTECT)."
+    )

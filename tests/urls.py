@@ -16,6 +16,7 @@ APIS = {
 }
 
 urlpatterns: list = [path("", include(api.urls)) for api in APIS.values()]
+urlpatterns.append(path("", include("tests.zoo.urls")))
 # A page for tests.instances.Writer.get_absolute_url (never requested).
 urlpatterns.append(path("writers/<int:pk>/", lambda request, pk: None, name="writer-page"))
 urlpatterns.append(path("patterns/", include("tests.patterns.urls")))

@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import difflib
 import json
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -33,7 +34,9 @@ from django.db import connection, transaction
 from django.test import Client
 
 REFERENCE = "v2"
-TARGETS = ("v3", "v3o")
+#: The DjonyResource APIs compared with the reference: ``v3`` (drop-in) and ``v3o``
+#: (2013 spelling).  ``DJONY_TEST_TARGETS=v3`` keeps one (.ci/run's driver legs).
+TARGETS = tuple(os.environ.get("DJONY_TEST_TARGETS", "v3 v3o").split())
 MARKER = "/API/"
 PLACEHOLDER = re.compile(r"<(\w+)>")
 

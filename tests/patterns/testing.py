@@ -166,6 +166,9 @@ class Scenario:
     client: str = "anonymous"
     setup: Callable[[], None] | None = None
     modelresource_500: str = ""  # why ModelResource answers 500 to the last request
+    #: Why DjonyResource's error on the last request gives the reason ModelResource's leaves
+    #: empty (``{"error": ""}``); everything else must be the same.
+    clearer_error: str = ""
 
     def __post_init__(self) -> None:
         assert len(self.expect) == len(self.requests), self.name
@@ -175,12 +178,19 @@ class Scenario:
 
 
 def scenario(
-    name: str, *requests: Req, expect, client="anonymous", setup=None, modelresource_500=""
+    name: str,
+    *requests: Req,
+    expect,
+    client="anonymous",
+    setup=None,
+    modelresource_500="",
+    clearer_error="",
 ) -> Scenario:
     """A :class:`Scenario`; ``modelresource_500`` marks a last request that
-    ModelResource answers 500 and DjonyResource must answer 400, changing nothing."""
+    ModelResource answers 500 and DjonyResource must answer 400, changing nothing;
+    ``clearer_error`` one whose empty error message DjonyResource fills in."""
     expect = (expect,) if isinstance(expect, int) else tuple(expect)
-    return Scenario(name, tuple(requests), expect, client, setup, modelresource_500)
+    return Scenario(name, tuple(requests), expect, client, setup, modelresource_500, clearer_error)
 
 
 def client_for(username: str):
@@ -314,6 +324,27 @@ def check_reference(reference: Reference, case: Scenario) -> None:
     )
 
 
+def _check_clearer_error(case: Scenario, expected: Run, got: Run) -> dict:
+    """As :func:`compare`, but the last error's empty message may (must) be filled in."""
+    n = len(case.requests)
+    want, have = expected.responses[-1], got.responses[-1]
+    assert want["status"] >= 400 and error_of(want) == "", (
+        f"marked clearer_error ({case.clearer_error}) but v2 answered "
+        f"{want['status']} {_show(want.get('body', ''))}: remove the marker"
+    )
+    problems = compare(expected, got, upto=n - 1)
+    if not error_of(have):
+        problems.append(f"v3 gives no reason either: {_show(have.get('body', ''))}")
+    else:
+        filled = {**have, "body": json.dumps({**json.loads(have["body"]), "error": ""})}
+        problems += response_problems(want, filled, f"request {n} (its error message aside)")
+    problems += table_problems(
+        expected.tables[n], got.tables[n], (f"v2 after request {n}", f"v3 after request {n}")
+    )
+    assert not problems, f"{case.name}:\n" + "\n".join(problems)
+    return have
+
+
 def error_of(response: dict) -> str:
     """The ``error`` of a JSON error body, or ``""``."""
     try:
@@ -332,6 +363,8 @@ def check_twin(reference: Reference, case: Scenario) -> list[str]:
     Returns v3's run's last response for further checks.
     """
     expected, got = reference(case), run(case, TARGET)
+    if case.clearer_error:
+        return _check_clearer_error(case, expected, got)
     if not case.modelresource_500:
         problems = compare(expected, got)
         assert not problems, f"{case.name}:\n" + "\n".join(problems)

@@ -1,0 +1,92 @@
+"""Which requests the fast path serves, its off switch and its verification mode.
+
+``Meta.fast_path = False`` sends every request of a resource down Tastypie's general path;
+``DJONY_VERIFY_FAST_PATH = True`` (on in the test settings) renders both paths for every
+request the fast path serves and raises :class:`~tastypie_djony.fastpath.FastPathMismatch`
+on any difference.
+"""
+
+import json
+
+import pytest
+from django.test import RequestFactory, override_settings
+
+from tastypie_djony.fastpath import FastPathMismatch
+from tests.zoo.testing import zoo  # noqa: F401
+from tests.zoo.urls import APIS
+
+pytestmark = pytest.mark.django_db
+
+
+def resource(api_name: str, name: str):
+    return APIS[api_name][0]._registry[name]
+
+
+def request(url: str = "/", **extra):
+    return RequestFactory().get(url, HTTP_ACCEPT="application/json", **extra)
+
+
+#: Served from rows: stock fields over columns, forward keys, plain relations, any key type.
+SERVED = ["animal", "animal_by_slug", "animal_by_number", "habitat", "label", "pet", "bird"]
+SERVED += ["keeper_animals", "zone_enclosures", "defaults_animal", "distinct_animal"]
+SERVED += ["stamped_animal", "uri_attribute_animal", "mixed_animal", "narrow_list"]
+#: Declined: a key that may name no row, a dotted to-many, URIs built by the resource.
+DECLINED = ["enclosure", "guarded_enclosure", "kwargs_animal", "tagged_keeper"]
+
+
+@pytest.mark.parametrize("name", SERVED)
+def test_served(name):
+    assert resource("zf", name).list_plan(request()) is not None
+
+
+@pytest.mark.parametrize("name", DECLINED)
+def test_declined(name):
+    assert resource("zf", name).list_plan(request()) is None
+
+
+@pytest.mark.parametrize("name", SERVED)
+def test_the_off_switch(name):
+    assert resource("zg", name).list_plan(request()) is None
+
+
+@pytest.mark.parametrize("name", ["odd_denied", "forbidden_detail"])
+def test_details_with_an_authorization_hook_are_declined(name):
+    assert resource("zf", name).list_plan(request()) is not None
+    assert resource("zf", name).detail_plan(request()) is None
+
+
+def test_other_formats_are_declined():
+    assert resource("zf", "animal").list_plan(request("/?format=xml")) is None
+
+
+def _tampered(monkeypatch):
+    from tastypie_djony import resources
+
+    def render(data):
+        text = resources.__dict__["_original_render_json"](data)
+        return text.replace('"Zebra"', '"Zebu"')
+
+    monkeypatch.setitem(resources.__dict__, "_original_render_json", resources.render_json)
+    monkeypatch.setattr(resources, "render_json", render)
+
+
+@pytest.mark.parametrize("url", ["/zf/animal/", "/zf/animal/{a0}/"])
+def test_a_difference_fails_loudly(zoo, monkeypatch, url):  # noqa: F811
+    _tampered(monkeypatch)
+    url = url.format(**zoo.ids)
+    view = resource("zf", "animal").wrap_view(
+        "dispatch_list" if url.count("/") == 3 else "dispatch_detail"
+    )
+    kwargs = {"resource_name": "animal", "api_name": "zf"}
+    if url.count("/") > 3:
+        kwargs["pk"] = str(zoo.ids["a0"])
+    with pytest.raises(FastPathMismatch, match=r"fast path's body differs.*Zebu.*Zebra"):
+        view(request(url, SERVER_NAME="testserver"), **kwargs)
+
+
+@override_settings(DJONY_VERIFY_FAST_PATH=False)
+def test_without_verification_the_fast_answer_is_served(zoo, monkeypatch):  # noqa: F811
+    _tampered(monkeypatch)
+    response = zoo.get("animal/", "zf")
+    names = [item["name"] for item in json.loads(response.content)["objects"]]
+    assert "Zebu" in names
