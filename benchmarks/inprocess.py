@@ -3,6 +3,7 @@
     python -m benchmarks.inprocess                      # SQLite file, 1000 users
     DATABASE_URL=postgres://postgres@127.0.0.1/bench python -m benchmarks.inprocess
     python -m benchmarks.inprocess --scale 100,1000,10000
+    python -m benchmarks.inprocess --variants all       # hooks, full=True, ... (benchmarks.matrix)
 
 Variants (the example project's APIs plus ``benchmarks.resources``):
 ``v2`` ModelResource, ``v2p`` ModelResource + prefetch_related, ``v3``
@@ -12,7 +13,8 @@ DjonyResource (2013 spelling), ``v3q`` DjonyResource (drop-in spelling),
 Before timing, every Tastypie variant and the raw floor must return the same
 bytes as ``v2`` (DRF's JSON has another shape and is only checked for
 status and object count); a wrong answer has no speed.  Requests go through
-Django's test client (URL routing, middleware, the view), in rounds that
+Django's test client (URL routing, middleware, the view; each API in a URLconf
+of its own, :mod:`benchmarks.urlconfs`), in rounds that
 interleave the variants, so machine noise hits all of them alike; the report
 gives medians with the interquartile range, queries per request and ratios
 measured in the same run.  Nothing here is a pass/fail test.
@@ -58,6 +60,7 @@ def setup(database_url: str | None) -> None:
 
     django.setup()
     settings.ROOT_URLCONF = "benchmarks.urls"
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE, "benchmarks.urlconfs.OneApiPerUrlconf"]
     settings.ALLOWED_HOSTS = ["*"]
 
 
@@ -181,6 +184,31 @@ def scaling(client, sizes: list[int], rounds: int) -> None:
         )
 
 
+def run_variants(client, args: argparse.Namespace) -> None:
+    from benchmarks import matrix, targets
+
+    chosen = list(targets.ALL_VARIANTS) if args.variants == "all" else args.variants.split(",")
+    unknown = set(chosen) - set(targets.ALL_VARIANTS)
+    if unknown:
+        sys.exit(f"unknown variants {sorted(unknown)}; choose from {targets.ALL_VARIANTS}")
+    try:
+        results = matrix.run(client, chosen, args.endpoints.split(","), args.rounds, args.v2_every)
+    except targets.NotIdentical as error:
+        sys.exit(f"not timing: {error}")
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    endpoint: {
+                        target.label(): sorted(s.times.values()) for target, s in samples.items()
+                    }
+                    for endpoint, samples in results.items()
+                },
+                indent=2,
+            )
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", help="database URL (default: DATABASE_URL or a SQLite file)")
@@ -188,6 +216,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=30, help="timed requests per variant")
     parser.add_argument("--scale", help="comma-separated user counts for the scaling run")
     parser.add_argument("--json", help="write the results to this file")
+    parser.add_argument(
+        "--variants",
+        help="'all' or a comma-separated subset of plain,hooked,field,both,full,related: "
+        "time these variants in every flavour instead (see benchmarks.matrix)",
+    )
+    parser.add_argument("--endpoints", default="list,detail", help="with --variants")
+    parser.add_argument(
+        "--v2-every",
+        type=int,
+        default=1,
+        help="with --variants: time ModelResource every Kth round",
+    )
     args = parser.parse_args(argv)
     setup(args.database)
 
@@ -206,6 +246,9 @@ def main(argv: list[str] | None = None) -> None:
         f"{connection.vendor}, {args.users} users, Django {django.get_version()}, "
         f"tastypie {tastypie.__version__}, Python {sys.version.split()[0]}, {args.rounds} rounds"
     )
+    if args.variants:
+        run_variants(client, args)
+        return
     results = {}
     for endpoint in ENDPOINTS:
         check_identical(client, endpoint, [v for v in VARIANTS if v != "v2"])

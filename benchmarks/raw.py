@@ -1,9 +1,16 @@
-"""The raw-SQL floor: the v2 user JSON built by hand from two cursor queries.
+"""The raw-SQL floor: each variant's user JSON built by hand from cursor queries.
 
-No ORM, no Tastypie: one query for the users, one for their permission keys
-in ``Permission.Meta.ordering``, URIs from a prefix, ``json.dumps``.  The
-benchmark checks these bytes equal ModelResource's before it times anything,
-so the floor answers the same question the resources answer.
+No ORM, no Tastypie: one query for the users, one for their permissions in
+``Permission.Meta.ordering`` (joined to their content types for the ``full`` and
+``related`` variants), one for their groups where the variant shows them, URIs
+from a prefix, ``json.dumps``.  The benchmark checks these bytes equal
+ModelResource's before it times anything, so the floor answers the same
+question the resources answer.
+
+``/raw/auth/user/`` is the plain user API (as ``/api/v2/``);
+``/raw/<variant>/auth/user/`` the variants of :mod:`benchmarks.variants` (as
+``/api/<variant>-v2/``).  The ``full`` floor authenticates the ``ApiKey`` header
+in one query and serves an active superuser only (what the benchmark sends).
 """
 
 from __future__ import annotations
@@ -11,13 +18,15 @@ from __future__ import annotations
 import datetime
 import json
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.urls import reverse
 from django.utils import timezone
+from tastypie.http import HttpUnauthorized
 
 USER_COLUMNS = (
     "id",
@@ -33,11 +42,40 @@ USER_COLUMNS = (
     "date_joined",
 )
 PERMISSIONS_SQL = (
-    "SELECT up.user_id, up.permission_id FROM auth_user_user_permissions up "
+    "SELECT up.user_id, up.permission_id{columns} FROM auth_user_user_permissions up "
     "INNER JOIN auth_permission p ON p.id = up.permission_id "
     "INNER JOIN django_content_type ct ON ct.id = p.content_type_id "
     "{where} ORDER BY ct.app_label, ct.model, p.codename"
 )
+DETAILED_COLUMNS = ", p.codename, p.name, ct.id, ct.app_label, ct.model"
+GROUPS_SQL = (
+    "SELECT ug.user_id, g.id, g.name FROM auth_user_groups ug "
+    "INNER JOIN auth_group g ON g.id = ug.group_id {where} ORDER BY ug.id"
+)
+API_KEY_SQL = (
+    "SELECT u.is_active, u.is_superuser FROM auth_user u "
+    "INNER JOIN tastypie_apikey k ON k.user_id = u.id WHERE u.username = %s AND k.key = %s"
+)
+
+
+@dataclass(frozen=True)
+class Floor:
+    """What a variant's JSON holds beyond the plain user's."""
+
+    api_name: str = "v2"
+    upper_username: bool = False  # dehydrate_username
+    full: bool = False  # nested permissions (with content type) and groups; ApiKey + superuser
+    related: bool = False  # permission_names, permission_count, in_a_group
+
+
+FLOORS = {
+    "plain": Floor(),
+    "hooked": Floor("hooked-v2"),
+    "field": Floor("field-v2", upper_username=True),
+    "both": Floor("both-v2", upper_username=True),
+    "full": Floor("full-v2", full=True),
+    "related": Floor("related-v2", related=True),
+}
 
 
 def _datetime(value: Any) -> str | None:
@@ -52,14 +90,21 @@ def _datetime(value: Any) -> str | None:
     return value.isoformat()
 
 
-def _users(where: str = "", params: tuple = (), limit: int = 0) -> list[dict]:
-    user_uri = reverse(
-        "api_dispatch_detail", kwargs={"api_name": "v2", "resource_name": "auth/user", "pk": 0}
-    )[:-2]
-    perm_uri = reverse(
-        "api_dispatch_detail",
-        kwargs={"api_name": "v2", "resource_name": "auth/permission", "pk": 0},
-    )[:-2]
+def _prefix(floor: Floor, resource_name: str) -> str:
+    kwargs = {"api_name": floor.api_name, "resource_name": resource_name, "pk": 0}
+    return reverse("api_dispatch_detail", kwargs=kwargs)[:-2]
+
+
+def _in(keys: list[int]) -> tuple[str, list[int]]:
+    keys = keys or [0]
+    return ", ".join(["%s"] * len(keys)), keys
+
+
+def _users(floor: Floor, where: str = "", params: tuple = (), limit: int = 0) -> list[dict]:
+    user_uri = _prefix(floor, "auth/user")
+    perm_uri = _prefix(floor, "auth/permission")
+    detailed = floor.full or floor.related
+    columns = DETAILED_COLUMNS if detailed else ""
     with connection.cursor() as cursor:
         limit_sql = f" LIMIT {int(limit)}" if limit else ""
         cursor.execute(
@@ -67,23 +112,68 @@ def _users(where: str = "", params: tuple = (), limit: int = 0) -> list[dict]:
         )
         rows = cursor.fetchall()
         if where:
-            cursor.execute(PERMISSIONS_SQL.format(where="WHERE up.user_id = %s"), params)
+            user_where, user_params = "WHERE {column} = %s", list(params)
         else:
-            keys = [row[0] for row in rows] or [0]
-            marks = ", ".join(["%s"] * len(keys))
-            cursor.execute(PERMISSIONS_SQL.format(where=f"WHERE up.user_id IN ({marks})"), keys)
-        permissions = defaultdict(list)
-        for user_id, permission_id in cursor.fetchall():
-            permissions[user_id].append(f"{perm_uri}{permission_id}/")
+            marks, user_params = _in([row[0] for row in rows])
+            user_where = f"WHERE {{column}} IN ({marks})"
+        cursor.execute(
+            PERMISSIONS_SQL.format(columns=columns, where=user_where.format(column="up.user_id")),
+            user_params,
+        )
+        permission_rows = cursor.fetchall()
+        group_rows = []
+        if floor.full or floor.related:
+            cursor.execute(
+                GROUPS_SQL.format(where=user_where.format(column="ug.user_id")), user_params
+            )
+            group_rows = cursor.fetchall()
+    permissions: dict[int, list] = defaultdict(list)
+    names: dict[int, list[str]] = defaultdict(list)
+    if floor.full:
+        type_uri = _prefix(floor, "contenttypes/contenttype")
+        for user_id, pk, codename, name, type_id, app_label, model in permission_rows:
+            permissions[user_id].append(
+                {
+                    "codename": codename,
+                    "content_type": {
+                        "app_label": app_label,
+                        "id": type_id,
+                        "model": model,
+                        "resource_uri": f"{type_uri}{type_id}/",
+                    },
+                    "id": pk,
+                    "name": name,
+                    "resource_uri": f"{perm_uri}{pk}/",
+                }
+            )
+    else:
+        for user_id, pk, *details in permission_rows:
+            permissions[user_id].append(f"{perm_uri}{pk}/")
+            if floor.related:
+                names[user_id].append(f"{details[3]}.{details[0]}")
+    groups: dict[int, list] = defaultdict(list)
+    if group_rows:
+        group_uri = _prefix(floor, "auth/group")
+        for user_id, pk, name in group_rows:
+            groups[user_id].append({"id": pk, "name": name, "resource_uri": f"{group_uri}{pk}/"})
     users = []
     for row in rows:
         user = dict(zip(USER_COLUMNS, row, strict=True))
+        key = user["id"]
         for name in ("is_superuser", "is_staff", "is_active"):
             user[name] = bool(user[name])
         user["last_login"] = _datetime(user["last_login"])
         user["date_joined"] = _datetime(user["date_joined"])
-        user["resource_uri"] = f"{user_uri}{user['id']}/"
-        user["user_permissions"] = permissions.get(user["id"], [])
+        user["resource_uri"] = f"{user_uri}{key}/"
+        user["user_permissions"] = permissions.get(key, [])
+        if floor.upper_username:
+            user["username"] = user["username"].upper()
+        if floor.full:
+            user["groups"] = groups.get(key, [])
+        if floor.related:
+            user["permission_names"] = names.get(key, [])
+            user["permission_count"] = len(user["permission_names"])
+            user["in_a_group"] = key in groups
         users.append(user)
     return users
 
@@ -93,22 +183,48 @@ def _response(data: Any) -> HttpResponse:
     return HttpResponse(body, content_type="application/json")
 
 
-def user_list(request: HttpRequest) -> HttpResponse:
-    """As ``/api/v2/auth/user/?limit=0``: the first ``max_limit`` users (default 1000,
+def _refused(request: HttpRequest, floor: Floor) -> HttpResponseBase | None:
+    """For the ``full`` floor: 401 unless the ``ApiKey`` header names an active user
+    with that key (one query); only a superuser is served."""
+    if not floor.full:
+        return None
+    kind, _, credentials = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
+    if kind.lower() != "apikey" or ":" not in credentials:
+        return HttpUnauthorized()
+    with connection.cursor() as cursor:
+        cursor.execute(API_KEY_SQL, credentials.split(":", 1))
+        found = cursor.fetchone()
+    if found is None or not found[0]:
+        return HttpUnauthorized()
+    if not found[1]:
+        raise ValueError("the raw floor checks no permissions; authenticate a superuser")
+    return None
+
+
+def user_list(request: HttpRequest, variant: str = "plain") -> HttpResponseBase:
+    """As ``/api/<api>/auth/user/?limit=0``: the first ``max_limit`` users (default 1000,
     Tastypie's ``Meta.max_limit``; ``?max_limit=0`` for all of them)."""
+    floor = FLOORS[variant]
+    refused = _refused(request, floor)
+    if refused is not None:
+        return refused
     max_limit = int(request.GET.get("max_limit", 1000))
     with connection.cursor() as cursor:
         cursor.execute("SELECT COUNT(*) FROM auth_user")
         total = cursor.fetchone()[0]
     if max_limit and total > max_limit:
         raise ValueError("the raw floor does not paginate; seed at most max_limit users")
-    users = _users(limit=max_limit)
+    users = _users(floor, limit=max_limit)
     meta = {"limit": max_limit, "next": None, "offset": 0, "previous": None, "total_count": total}
     if not max_limit:  # Tastypie's paginator leaves the links out of an unlimited page
         meta = {"limit": 0, "offset": 0, "total_count": total}
     return _response({"meta": meta, "objects": users})
 
 
-def user_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """``/raw/auth/user/<pk>/``: one user, as ``/api/v2/auth/user/<pk>/``."""
-    return _response(_users("WHERE id = %s", (pk,))[0])
+def user_detail(request: HttpRequest, pk: int, variant: str = "plain") -> HttpResponseBase:
+    """``/raw/[<variant>/]auth/user/<pk>/``: one user, as ``/api/<api>/auth/user/<pk>/``."""
+    floor = FLOORS[variant]
+    refused = _refused(request, floor)
+    if refused is not None:
+        return refused
+    return _response(_users(floor, "WHERE id = %s", (pk,))[0])

@@ -1,16 +1,63 @@
-"""The example's URLs plus the benchmark's extra variants and the raw floor."""
+"""The example's URLs plus the benchmark's extra variants and the raw floors.
+
+``urlpatterns`` holds everything; ``URLCONFS`` the patterns of each API alone,
+which :class:`benchmarks.urlconfs.OneApiPerUrlconf` serves each request with.
+"""
 
 from django.urls import include, path
+from tastypie.api import Api
 
-from benchmarks import raw, resources
+from benchmarks import drf_variants, raw, resources, variants
+from example_project.showcase import api_drf, api_v2, api_v3
 from example_project.urls import urlpatterns as example_urls
+
+TASTYPIE_APIS: list[Api] = [
+    api_v2.api,
+    api_v3.api,
+    resources.prefetching,
+    resources.drop_in,
+    resources.prefetching_unlimited,
+    resources.drop_in_unlimited,
+    *variants.APIS.values(),
+]
+DRF_ROUTERS = {"drf": api_drf.router} | {
+    f"{variant}-drf": router for variant, router in drf_variants.ROUTERS.items()
+}
+
+
+def _raw(variant: str) -> list:
+    prefix = "raw/auth/user/" if variant == "plain" else f"raw/{variant}/auth/user/"
+    extra = {"variant": variant}
+    return [
+        path(prefix, raw.user_list, extra),
+        path(f"{prefix}<int:pk>/", raw.user_detail, extra),
+    ]
+
+
+RAW_APIS = {"plain": api_v2.api} | {v: variants.APIS[(v, "v2")] for v in variants.VARIANTS}
+
+URLCONFS: dict[tuple[str, str], list] = {
+    **{("api", api.api_name): [path("api/", include(api.urls))] for api in TASTYPIE_APIS},
+    **{
+        ("api", name): [path(f"api/{name}/", include(router.urls))]
+        for name, router in DRF_ROUTERS.items()
+    },
+    **{
+        ("raw", "auth" if variant == "plain" else variant): [
+            *_raw(variant),
+            path("api/", include(api.urls)),
+        ]
+        for variant, api in RAW_APIS.items()
+    },
+}
 
 urlpatterns = [
     *example_urls,
-    path("api/", include(resources.prefetching.urls)),
-    path("api/", include(resources.drop_in.urls)),
-    path("api/", include(resources.prefetching_unlimited.urls)),
-    path("api/", include(resources.drop_in_unlimited.urls)),
-    path("raw/auth/user/", raw.user_list),
-    path("raw/auth/user/<int:pk>/", raw.user_detail),
+    *(path("api/", include(api.urls)) for api in TASTYPIE_APIS[2:]),
+    *(
+        path(f"api/{name}/", include(router.urls))
+        for name, router in DRF_ROUTERS.items()
+        if name != "drf"
+    ),
+    *(pattern for variant in RAW_APIS for pattern in _raw(variant)),
 ]
