@@ -351,6 +351,15 @@ def _same_rows_in_another_order(mine: bytes, theirs: bytes) -> bool:
     return sorted(map(key, fast_objects)) == sorted(map(key, general_objects))
 
 
+def _ordering_decides(resource: Any, request: Any) -> bool:
+    """Whether a client's ``order_by`` decides the order of every row (ends on a key)."""
+    requested = [value.lstrip("-") for value in request.GET.getlist("order_by")]
+    if not requested:
+        return True  # the resource's own ordering: the same query on both paths
+    pk = resource._meta.object_class._meta.pk
+    return any(name in ("pk", pk.name, pk.attname) for name in requested)
+
+
 def check_same_answer(resource: Any, request: Any, fast: Any, general: Any) -> None:
     """Raise :class:`FastPathMismatch`, naming the first difference, unless both are equal."""
     for part, mine, theirs in (
@@ -360,6 +369,8 @@ def check_same_answer(resource: Any, request: Any, fast: Any, general: Any) -> N
     ):
         if mine == theirs or (part == "body" and _same_rows_in_another_order(mine, theirs)):
             continue
+        if part == "body" and not _ordering_decides(resource, request):
+            continue  # ties may fall on either side of a page boundary, as for ModelResource
         detail = f"{mine!r} != {theirs!r}"
         if part == "body":
             at = next(

@@ -297,6 +297,19 @@ class PonyWritesMixin:
         except KeyError as exc:
             raise BadRequest(f"{exc.args[0]!r} is not a field of this resource.") from None
 
+    def update_in_place(self, request: Any, original_bundle: Bundle, new_data: Any) -> Any:
+        """Tastypie's; a key naming an attribute of the model that is no field is a 400.
+
+        ModelResource looks such a key (``asave``, a method) up among its fields
+        and answers 500; DjonyResource's objects need not have every attribute of
+        a Django instance, so the model class decides, and the answer is a 400.
+        """
+        if isinstance(new_data, dict):
+            for key in new_data:
+                if key not in self.fields and hasattr(self._meta.object_class, key):
+                    raise BadRequest(f"{key!r} is not a field of this resource.")
+        return super().update_in_place(request, original_bundle, new_data)
+
     def save_m2m(self, bundle: Bundle) -> None:
         if self.writes_through_django(bundle.request):
             return super().save_m2m(bundle)

@@ -158,6 +158,7 @@ ORDERING = [
     Case("author/?order_by=-name"),
     Case("author/?order_by=born&order_by=id"),
     Case("author/?order_by=-country__name&order_by=id"),
+    Case("author/?order_by=mentor__name&order_by=id"),
     Case("author/?order_by=-born&order_by=id"),
     Case("author/?order_by=country&order_by=id"),
     Case("author/?order_by=country__name&order_by=-id"),
