@@ -31,6 +31,7 @@ signal receivers must run.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Collection
 from typing import Any
 
@@ -306,7 +307,7 @@ class PonyWritesMixin:
         """
         if isinstance(new_data, dict):
             for key in new_data:
-                if key not in self.fields and hasattr(self._meta.object_class, key):
+                if key not in self.fields and _instance_attribute(self._meta.object_class, key):
                     raise BadRequest(f"{key!r} is not a field of this resource.")
         return super().update_in_place(request, original_bundle, new_data)
 
@@ -471,3 +472,12 @@ def _kind_of(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "a list"
     return f"a {type(value).__name__}"
+
+
+def _instance_attribute(model: type[models.Model], name: str) -> bool:
+    """Whether a Django instance of ``model`` has ``name`` (``Model.p`` is the class's only)."""
+    from djony.descriptor import EntityDescriptor
+
+    return hasattr(model, name) and not isinstance(
+        inspect.getattr_static(model, name, None), EntityDescriptor
+    )
