@@ -156,7 +156,7 @@ class DjonyToOneField(ToOneField):
 
 def as_to_one_field(field: ToOneField) -> ToOneField:
     """Give a declared ``ToOneField`` the stored-relation behaviour, keeping overrides."""
-    return _with_mixin(field, DjonyToOneField, ToOneField)
+    return with_mixin(field, DjonyToOneField, ToOneField)
 
 
 class DjonyFileField(FileField):
@@ -189,13 +189,13 @@ def as_file_field(field: FileField, model: type) -> FileField:
 
 def as_set_field(field: ToManyField) -> ToManyField:
     """Give a declared ``ToManyField`` the ``SetField`` behaviour, keeping overrides."""
-    return _with_mixin(field, SetField, ToManyField)
+    return with_mixin(field, SetField, ToManyField)
 
 
 _MIXED_CLASSES: dict[tuple[type, type], type] = {}
 
 
-def _with_mixin(field: Any, behaviour: type, stock: type) -> Any:
+def with_mixin(field: Any, behaviour: type, stock: type) -> Any:
     """Switch ``field`` to ``behaviour``; a subclass of ``stock`` keeps its own methods first."""
     cls = type(field)
     if issubclass(cls, behaviour):

@@ -51,10 +51,10 @@ from tastypie_djony.fastpath import (
 from tastypie_djony.fields import (
     DjonyToOneField,
     SetField,
-    _with_mixin,
     as_file_field,
     as_set_field,
     as_to_one_field,
+    with_mixin,
 )
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import Relation, ToOneRelation, make_loader, make_to_one_loader
@@ -144,7 +144,7 @@ class DjonyResource(
         super().__init__(api_name=api_name)
         for name, field in self.fields.items():
             if isinstance(field, GenericForeignKeyField):
-                self.fields[name] = _with_mixin(
+                self.fields[name] = with_mixin(
                     field, DjonyGenericForeignKeyField, GenericForeignKeyField
                 )
             elif isinstance(field, ToManyField):
