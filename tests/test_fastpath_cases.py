@@ -103,12 +103,13 @@ def database_time_zone():
     """``DATABASES["default"]["TIME_ZONE"]``, as Django's own tests set it."""
     from django.db import connection
 
+    before = connection.settings_dict["TIME_ZONE"]  # Django fills in None
     connection.settings_dict["TIME_ZONE"] = "America/New_York"
     for name in ("timezone", "timezone_name"):
         connection.__dict__.pop(name, None)
     connection.ensure_timezone()
     yield
-    del connection.settings_dict["TIME_ZONE"]
+    connection.settings_dict["TIME_ZONE"] = before
     for name in ("timezone", "timezone_name"):
         connection.__dict__.pop(name, None)
     connection.ensure_timezone()
