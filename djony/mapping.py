@@ -87,9 +87,7 @@ def hidden_name(field: models.Field) -> str:
 
 def reverse_name(field: models.Field) -> str:
     """The attribute name of the reverse side of a relation field."""
-    rel = field.remote_field
-    hidden = rel.hidden if hasattr(rel, "hidden") else rel.is_hidden()  # Django 5.1+ / 4.2
-    if hidden:
+    if field.remote_field.hidden:
         return hidden_name(field)
     return field.remote_field.get_accessor_name()
 

@@ -483,13 +483,14 @@ def wait_until(predicate, seconds: float, interval: float = 0.2) -> bool:
 
 
 def versions() -> dict[str, str]:
-    from importlib.metadata import version
+    from importlib.metadata import PackageNotFoundError, version
 
     out = {"python": sys.version.split()[0]}
-    for dist in ("Django", "django-tastypie", "pony", "gunicorn", "psycopg2-binary", "mysqlclient"):
+    for dist in ("Django", "django-tastypie", "pony", "gunicorn", "psycopg", "psycopg-pool",
+                 "psycopg2-binary", "mysqlclient"):  # fmt: skip
         try:
             out[dist] = version(dist)
-        except Exception:  # noqa: BLE001
+        except PackageNotFoundError:
             out[dist] = "-"
     return out
 

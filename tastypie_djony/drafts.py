@@ -19,14 +19,7 @@ from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
-
-try:  # Django 5.0+
-    from django.db.models.expressions import DatabaseDefault
-except ImportError:  # Django 4.2 has no db_default
-
-    class DatabaseDefault:  # type: ignore[no-redef]
-        """Stands in for Django 5's marker of a value left to the database."""
-
+from django.db.models.expressions import DatabaseDefault
 
 from djony.instances import ManagerOnClass, behaviour_base
 from djony.managers import RelatedManager
