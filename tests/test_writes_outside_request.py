@@ -56,6 +56,20 @@ def cookbook_list(api: str) -> Any:
     return [res.serialize(None, b, "application/json") for b in bundles], len(objects)
 
 
+def list_then_related(api: str) -> Any:
+    """Objects of ``obj_get_list`` read after it returned, through a foreign key too."""
+    res = resource(api, "book")
+    books = res.obj_get_list(res.build_bundle())
+    return len(books), [(book.title, book.author.name, book.author.email) for book in books]
+
+
+def get_then_related(api: str) -> Any:
+    """The object of ``obj_get`` read through a foreign key after it returned."""
+    res = resource(api, "book")
+    book = res.obj_get(res.build_bundle(), pk=2)
+    return book.title, book.author.name, book.tags.count()
+
+
 def cached_get(api: str) -> Any:
     res = resource(api, "tag")
     obj = res.cached_obj_get(res.build_bundle(), pk=2)
@@ -80,6 +94,14 @@ def create_then_dehydrate(api: str) -> Any:
     bundle = res.obj_create(res.build_bundle(data={"name": "fresh"}))
     fresh = res.full_dehydrate(res.build_bundle(obj=bundle.obj))
     return res.serialize(None, fresh, "application/json")
+
+
+def create_then_count_related(api: str) -> Any:
+    """A to-many relation of the new object counted after ``obj_create`` returned."""
+    res = resource(api, "book")
+    data = {"title": "Counted", "author": f"/{api}/author/2/", "tags": [f"/{api}/tag/1/"]}
+    bundle = res.obj_create(res.build_bundle(data=data))
+    return bundle.obj.tags.count(), bundle.obj.tags.exists(), bundle.obj.author.name
 
 
 def update(api: str) -> Any:
@@ -119,10 +141,13 @@ def create_refused(api: str) -> Any:
 FLOWS: list[Callable[[str], Any]] = [
     cookbook_detail,
     cookbook_list,
+    list_then_related,
+    get_then_related,
     cached_get,
     via_uri,
     create,
     create_then_dehydrate,
+    create_then_count_related,
     update,
     update_object_read_earlier,
     delete,
