@@ -135,6 +135,10 @@ class OutsideRequestMixin:
     def obj_delete_list(self, *args: Any, **kwargs: Any) -> None:
         return super().obj_delete_list(*args, **kwargs)
 
+    @in_session(write=True)
+    def rollback(self, *args: Any, **kwargs: Any) -> None:
+        return super().rollback(*args, **kwargs)
+
     # Tastypie's views, called directly as its own tests and users' tests do
     # (``resource.dispatch("list", request)``, ``resource.get_list(request)``):
     # the session the request's ``wrap_view`` would have opened.

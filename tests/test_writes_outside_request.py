@@ -21,6 +21,7 @@ from pony.orm.core import local as pony_local
 from tastypie.bundle import Bundle
 
 from tests import write_api
+from tests.testapp.models import Book, Tag
 from tests.write_api import build_write_api
 
 transactional_db = write_api.write_db_fixture()  # see its docstring
@@ -118,6 +119,48 @@ def update_object_read_earlier(api: str) -> Any:
     return bundle.obj.name
 
 
+def update_django_instance(api: str) -> Any:
+    """``build_bundle(obj=<Django instance>)``, then ``obj_update`` (Tastypie SlugBasedResource)."""
+    res = resource(api, "tag")
+    tag = Tag.objects.get(pk=3)
+    bundle = res.obj_update(res.build_bundle(obj=tag, data={"name": "verse"}), pk=3)
+    return bundle.obj.pk, bundle.obj.name
+
+
+def update_django_instance_changed_in_memory(api: str) -> Any:
+    """What the caller assigned to the instance is saved too, as by its ``save()``."""
+    res = resource(api, "book")
+    book = Book.objects.get(pk=2)
+    book.pages = 321
+    bundle = res.obj_update(res.build_bundle(obj=book, data={"title": "Retitled"}), pk=2)
+    return bundle.obj.title, bundle.obj.pages
+
+
+def update_in_place_new_key(api: str) -> Any:
+    """A new key in the data saves another row, as ``Model.save()`` does (``update_in_place``)."""
+    res = resource(api, "tag")
+    bundle = res.build_bundle(obj=Tag.objects.get(pk=3))
+    new = res.update_in_place(HttpRequest(), bundle, {"id": 50, "name": "moved"})
+    return new.obj.pk, new.obj.name
+
+
+def full_hydrate_django_instance(api: str) -> Any:
+    """A relation of a hydrated Django instance reads as the instance reads it, after the call."""
+    res = resource(api, "book")
+    bundle = res.full_hydrate(res.build_bundle(obj=Book.objects.get(pk=2), data={"title": "T"}))
+    author = bundle.obj.author
+    return bundle.obj.title, author.name, callable(getattr(author, "save", None))
+
+
+def rollback(api: str) -> Any:
+    """``rollback(bundles)`` deletes the object of each bundle that has a key."""
+    res = resource(api, "tag")
+    saved = res.obj_get(res.build_bundle(), pk=2)
+    bundles = [Bundle(obj=Tag.objects.get(pk=1)), Bundle(obj=Tag()), Bundle(), Bundle(obj=saved)]
+    res.rollback(bundles)
+    res.rollback([])
+
+
 def delete(api: str) -> Any:
     res = resource(api, "book")
     res.obj_delete(Bundle(), pk=4)  # as delete_detail: build_bundle() holds an empty object
@@ -150,6 +193,11 @@ FLOWS: list[Callable[[str], Any]] = [
     create_then_count_related,
     update,
     update_object_read_earlier,
+    update_django_instance,
+    update_django_instance_changed_in_memory,
+    update_in_place_new_key,
+    full_hydrate_django_instance,
+    rollback,
     delete,
     delete_object_read_earlier,
     create_refused,
