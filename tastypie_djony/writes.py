@@ -211,7 +211,10 @@ class PonyWritesMixin:
             related_obj = writable(related_obj)
             if related_obj and field.related_name:
                 # A reverse relation: the object must exist before the related row names it.
-                if not self.get_bundle_detail_data(bundle):
+                # Tastypie saves it first only without a key; a new object with a key (the
+                # client's) is inserted first too, where Tastypie relies on the database
+                # checking the reference at commit.
+                if not self.get_bundle_detail_data(bundle) or _unsaved_draft(bundle.obj):
                     self.persist(bundle.obj)
                 setattr(related_obj, field.related_name, bundle.obj)
             related_resource = field.get_related_resource(related_obj)
@@ -463,6 +466,10 @@ class PonyWritesMixin:
             return adopt(obj)
         model = self._meta.object_class
         return entity_for(model, write_alias(model)).get(**{model._meta.pk.name: obj.pk})
+
+
+def _unsaved_draft(obj: Any) -> bool:
+    return isinstance(obj, Draft) and not obj.is_saved
 
 
 def _unsaved_related(obj: Any) -> list[str]:
