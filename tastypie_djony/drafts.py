@@ -72,10 +72,12 @@ class Draft:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
+        if name in self._relations and (self._entity is None or self._reverse_one(name)):
+            # A reverse one-to-one assigned before the save stays what reads back,
+            # as Django's instance caches it, until save_related saves that row.
+            return self._relations[name]
         if self._entity is not None:
             return getattr(self._entity, name)
-        if name in self._relations:
-            return self._relations[name]
         if name in self._extra:
             return self._extra[name]
         if _to_many(self._model, name):
@@ -96,6 +98,10 @@ class Draft:
             return getattr(self.instance, name)
         raise AttributeError(f"{self._model._meta.object_name} draft has no attribute {name!r}")
 
+    def _reverse_one(self, name: str) -> bool:
+        field = self._relation_field(name)
+        return field is not None and field.one_to_one and not field.concrete
+
     def _relation_default(self, field: models.Field) -> Any:
         if field.many_to_one or (field.one_to_one and field.concrete):
             raw = getattr(self.instance, field.attname)
@@ -108,6 +114,7 @@ class Draft:
 
     def __setattr__(self, name: str, value: Any) -> None:
         if self._entity is not None:
+            self._relations.pop(name, None)
             setattr(self._entity, name, unwrap(value))
         elif self._relation_field(name) is not None:
             self._relations[name] = value

@@ -163,6 +163,17 @@ case(
     expect=500,
 )
 case(
+    "post_bookanddetailback_nested_new",
+    C,
+    post(
+        "bookanddetailback/",
+        {"title": "New", "author": "/API/author/1/", "detail": {"summary": "Fresh."}},
+    ),
+    get("bookanddetailback/100/"),
+    get("detailback/2/"),
+    expect=(201, 200, 200),
+)
+case(
     "patch_bookanddetail_nested_existing",
     C,
     patch("bookanddetail/1/", {"detail": {"resource_uri": "/API/detailof/1/", "summary": "S"}}),
