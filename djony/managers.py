@@ -30,8 +30,9 @@ from typing import Any
 
 from django.db import models
 from django.db.models import Q
+from pony.orm import db_session
+from pony.orm.core import DatabaseSessionIsOver, SetInstance
 from pony.orm.core import Entity as PonyEntity
-from pony.orm.core import SetInstance
 
 from djony.querysets import PonyQuerySet
 
@@ -45,11 +46,21 @@ def owner_stub(owner: Any) -> models.Model:
     from djony.registry import alias_of
 
     model = owner._meta.model
-    attnames, values = [], []
-    for field in _key_fields(model):
-        attnames.append(field.attname)
-        values.append(owner.pk if field.primary_key else getattr(owner, field.attname))
+    fields = _key_fields(model)
+    try:
+        values = _key_values(owner, fields)
+    except DatabaseSessionIsOver:
+        # An object of a session that ended (a resource method called outside
+        # a request returned it) whose unique columns were never loaded.
+        with db_session(strict=False):
+            entity = getattr(type(owner), "_djony_concrete_entity_", type(owner))
+            values = _key_values(entity._get_by_raw_pkval_(owner._get_raw_pkval_()), fields)
+    attnames = [field.attname for field in fields]
     return model.from_db(alias_of(owner._database_), attnames, values)
+
+
+def _key_values(owner: Any, fields: list[models.Field]) -> list[Any]:
+    return [owner.pk if field.primary_key else getattr(owner, field.attname) for field in fields]
 
 
 def _key_fields(model: type[models.Model]) -> list[models.Field]:

@@ -12,7 +12,9 @@ Django, and the objects are the ones in the Pony session.
 Related managers (``obj.tags.all()``, see :mod:`djony.managers`) and
 Tastypie's object lists (``tastypie_djony.objectlist``) are built on it.
 Evaluated outside a ``db_session``, a query opens one for its own rows;
-the loaded values stay readable afterwards.
+the loaded values stay readable afterwards, and so do the objects their
+foreign keys name (:func:`load_to_one`), as ``note.author.username`` reads
+on a Django instance at any time.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from django.db.models.query import (
     ValuesIterable,
 )
 from pony.orm import db_session
-from pony.orm.core import del_statuses
+from pony.orm.core import UnrepeatableReadError, del_statuses
 from pony.orm.core import local as pony_local
 
 from djony import instances
@@ -187,8 +189,8 @@ class PonyQuerySet:
             sql, params = self._compile(self.queryset.order_by().values("pk"))
         except EmptyResultSet:
             return 0
-        cursor = self._execute(f"SELECT COUNT(*) FROM ({sql}) djony_count", params)
-        return cursor.fetchone()[0]
+        query = f"SELECT COUNT(*) FROM ({sql}) djony_count"
+        return self._in_session(lambda: self._execute(query, params).fetchone()[0])
 
     def exists(self) -> bool:
         if self._result is not None or self.prefetched is not None:
@@ -268,7 +270,7 @@ class PonyQuerySet:
         if self._result is None:
             iterable = self.queryset._iterable_class
             if iterable is ModelIterable:
-                self._result = self._in_session(self._load)
+                self._result = self._in_session(self._load, then=load_to_one)
                 Page.mark(self._result)
                 for loader in self.loaders:
                     loader(self._result)
@@ -276,12 +278,19 @@ class PonyQuerySet:
                 self._result = _shape(self.queryset, iterable, self.rows())
         return self._result
 
-    def _in_session(self, work: Any) -> Any:
-        """Run ``work`` in the current Pony session, or in one of its own."""
+    def _in_session(self, work: Any, then: Callable[[Any], None] | None = None) -> Any:
+        """Run ``work`` in the current Pony session, or in one of its own.
+
+        ``then`` is called with the result before a session of its own ends
+        (what must be loaded while it lasts).
+        """
         if pony_local.db_session is not None:
             return work()
         with db_session(strict=False):
-            return work()
+            result = work()
+            if then is not None:
+                then(result)
+            return result
 
     def _load(self) -> list[Any]:
         objects = []
@@ -315,6 +324,41 @@ class PonyQuerySet:
                 (obj, {}) for obj in entity._fetch_objects(cursor, offsets, max_fetch_count=None)
             ]
         return _objects_with_values(entity, offsets, compiler, extras, cursor.fetchall())
+
+
+def load_to_one(objects: list[Any]) -> None:
+    """Load the objects that ``objects`` name by a foreign key or one-to-one column.
+
+    For objects read in a session that ends before the caller uses them
+    (a query evaluated outside any ``db_session``): Pony cannot load a row
+    once its session is over, so ``note.author.username`` would fail where
+    a Django instance reads it on access.  One query per related entity
+    (Pony's batch load of its unloaded objects, up to its parameter limit
+    per query); one level deep.
+    """
+    if not objects:
+        return
+    cache = objects[0]._session_cache_
+    if cache is None or not cache.is_alive:
+        return
+    attrs = {
+        attr
+        for obj in objects[:1]
+        for attr in type(obj)._attrs_
+        if attr.reverse is not None and attr.columns and not attr.is_collection
+    }
+    pending = {}
+    for obj in objects:
+        for attr in attrs:
+            related = attr.get(obj) if obj._vals_ is not None else None
+            if related is not None:
+                pending[id(related)] = related
+    for related in pending.values():
+        if related in cache.seeds[related._pk_attrs_]:
+            try:
+                related._load_()  # with the other unloaded objects of its entity
+            except UnrepeatableReadError:
+                continue  # a key naming no row: reading it raises later, as on Django's access
 
 
 class Page:

@@ -35,6 +35,8 @@ class Draft:
         object.__setattr__(self, "_relations", {})
         object.__setattr__(self, "_extra", {})
         object.__setattr__(self, "_entity", None)
+        #: The instance is the caller's (:func:`from_instance`): its relations read as Django's.
+        object.__setattr__(self, "_given", False)
 
     # -- attribute access -------------------------------------------------
     _meta: Any = None  # set on the per-model subclass made by new_draft()
@@ -63,10 +65,12 @@ class Draft:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
+        if name in self._relations and (self._entity is None or self._reverse_one(name)):
+            # A reverse one-to-one assigned before the save stays what reads back,
+            # as Django's instance caches it, until save_related saves that row.
+            return self._relations[name]
         if self._entity is not None:
             return getattr(self._entity, name)
-        if name in self._relations:
-            return self._relations[name]
         if name in self._extra:
             return self._extra[name]
         if _to_many(self._model, name):
@@ -87,13 +91,23 @@ class Draft:
             return getattr(self.instance, name)
         raise AttributeError(f"{self._model._meta.object_name} draft has no attribute {name!r}")
 
+    def _reverse_one(self, name: str) -> bool:
+        field = self._relation_field(name)
+        return field is not None and field.one_to_one and not field.concrete
+
     def _relation_default(self, field: models.Field) -> Any:
         if field.many_to_one or (field.one_to_one and field.concrete):
-            return related_by_key(field, getattr(self.instance, field.attname))
+            raw = getattr(self.instance, field.attname)
+            if self._given and raw is not None:
+                # The caller's instance: its related object, as it reads it
+                # (loaded by Django, with Django's methods), also outside a session.
+                return getattr(self.instance, field.name)
+            return related_by_key(field, raw)
         return None
 
     def __setattr__(self, name: str, value: Any) -> None:
         if self._entity is not None:
+            self._relations.pop(name, None)
             setattr(self._entity, name, unwrap(value))
         elif self._relation_field(name) is not None:
             self._relations[name] = value
@@ -486,6 +500,24 @@ def _concrete(model: type[models.Model], name: str) -> models.Field | None:
     except FieldDoesNotExist:
         return next((f for f in model._meta.concrete_fields if f.attname == name), None)
     return field if field.concrete else None
+
+
+def from_instance(instance: models.Model) -> Draft | DjangoValues:
+    """A Django instance handed to a write (``build_bundle(obj=instance)``), as saved by Django.
+
+    A draft holding the instance itself: hydrating sets its values, and
+    saving updates every column of the row its key names, or inserts a row
+    (``Model.save()``: a changed key saves another row, as it does there).
+    A saved instance of a multi-table child is its row's entity, edited
+    (values assigned to the instance before are not written).
+    """
+    model = type(instance)
+    if model._meta.pk.is_relation and not instance._state.adding:
+        return writable(instance)
+    draft = new_draft(model)
+    object.__setattr__(draft, "_instance", instance)
+    object.__setattr__(draft, "_given", True)
+    return draft
 
 
 def writable(obj: Any) -> Any:

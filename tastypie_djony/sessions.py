@@ -7,7 +7,9 @@ for that; a ``DjonyResource`` method decorated with :func:`in_session` opens
 what the request would have opened, only when no Pony session is active:
 
 * a read: a ``db_session`` (``strict=False``: the loaded values of the
-  objects it returns stay readable after it ends);
+  objects it returns stay readable after it ends, and so do the objects
+  they name by a foreign key, loaded before it ends:
+  :func:`~djony.querysets.load_to_one`);
 * a write: ``transaction.atomic()`` on the model's write database around a
   ``db_session``, so a write that fails leaves nothing behind, as in a
   request.
@@ -28,6 +30,7 @@ from pony.orm import db_session
 from pony.orm.core import local as pony_local
 from tastypie.bundle import Bundle
 
+from djony.querysets import load_to_one
 from djony.registry import writing
 from tastypie_djony.drafts import DjangoValues, Draft
 
@@ -45,7 +48,10 @@ def in_session(write: bool = False) -> Callable[[Method], Method]:
             if not write:
                 with db_session(strict=False):
                     _adopt_bundles(args, kwargs)
-                    return method(self, *args, **kwargs)
+                    result = method(self, *args, **kwargs)
+                    if hasattr(result, "_pkval_"):  # obj_get, get_via_uri: an object
+                        load_to_one([result])
+                    return result
             alias = router.db_for_write(self._meta.object_class)
             with (
                 transaction.atomic(using=alias),
@@ -128,6 +134,10 @@ class OutsideRequestMixin:
     @in_session(write=True)
     def obj_delete_list(self, *args: Any, **kwargs: Any) -> None:
         return super().obj_delete_list(*args, **kwargs)
+
+    @in_session(write=True)
+    def rollback(self, *args: Any, **kwargs: Any) -> None:
+        return super().rollback(*args, **kwargs)
 
     # Tastypie's views, called directly as its own tests and users' tests do
     # (``resource.dispatch("list", request)``, ``resource.get_list(request)``):

@@ -45,11 +45,13 @@ from tastypie.exceptions import BadRequest, ImmediateHttpResponse, NotFound
 
 from djony import backends
 from djony.deletion import update_fields
+from djony.registry import entity_for, write_alias
 from tastypie_djony.bodies import PARSER_ERRORS, unreadable_body
 from tastypie_djony.drafts import (
     DjangoValues,
     Draft,
     editing,
+    from_instance,
     new_draft,
     settled,
     unwrap,
@@ -57,6 +59,7 @@ from tastypie_djony.drafts import (
 )
 from tastypie_djony.refusals import invalid_data_message, refusal_message
 from tastypie_djony.related import forget_loaded
+from tastypie_djony.sessions import adopt
 
 #: Pony and driver errors that mean "the database refused this data".
 REFUSED = (
@@ -124,6 +127,8 @@ class PonyWritesMixin:
             return super().full_hydrate(bundle)
         if bundle.obj is None:
             bundle.obj = self.new_object()
+        elif isinstance(bundle.obj, models.Model):
+            bundle.obj = from_instance(bundle.obj)
         elif hasattr(bundle.obj, "_pkval_") and not isinstance(bundle.obj, DjangoValues):
             bundle.obj = editing(bundle.obj)
         try:
@@ -160,6 +165,8 @@ class PonyWritesMixin:
                 raise BadRequest(refusal_message(self._meta.object_class, exc)) from None
         if bundle.via_uri:
             return bundle
+        if isinstance(bundle.obj, models.Model):  # saved without full_hydrate
+            bundle.obj = from_instance(bundle.obj)
         self.is_valid(bundle)
         if bundle.errors and not skip_errors:
             raise ImmediateHttpResponse(response=self.error_response(bundle.request, bundle.errors))
@@ -204,7 +211,10 @@ class PonyWritesMixin:
             related_obj = writable(related_obj)
             if related_obj and field.related_name:
                 # A reverse relation: the object must exist before the related row names it.
-                if not self.get_bundle_detail_data(bundle):
+                # Tastypie saves it first only without a key; a new object with a key (the
+                # client's) is inserted first too, where Tastypie relies on the database
+                # checking the reference at commit.
+                if not self.get_bundle_detail_data(bundle) or _unsaved_draft(bundle.obj):
                     self.persist(bundle.obj)
                 setattr(related_obj, field.related_name, bundle.obj)
             related_resource = field.get_related_resource(related_obj)
@@ -434,7 +444,32 @@ class PonyWritesMixin:
             raise BadRequest(refusal_message(self._meta.object_class, exc, "delete")) from None
 
     def rollback(self, bundles: list) -> None:
-        """Nothing to undo by hand: the request's transaction is rolled back."""
+        """ModelResource's: delete the object of each bundle that has a key (through Pony).
+
+        Tastypie calls it when an object of a PUT list fails; that request's
+        transaction is rolled back as well, so nothing of it stays either way.
+        """
+        requests = {id(b.request): b.request for b in bundles if b.request is not None}
+        if any(self.writes_through_django(request) for request in requests.values()):
+            return super().rollback(bundles)
+        rows = [
+            self.row_of(bundle.obj)
+            for bundle in bundles
+            if bundle.obj and self.get_bundle_detail_data(bundle)
+        ]
+        self.delete_objects([row for row in rows if row is not None])
+
+    def row_of(self, obj: Any) -> Any:
+        """The entity of the row ``obj`` names (entity, draft or Django instance), or ``None``."""
+        obj = unwrap(obj)
+        if hasattr(obj, "_pkval_"):
+            return adopt(obj)
+        model = self._meta.object_class
+        return entity_for(model, write_alias(model)).get(**{model._meta.pk.name: obj.pk})
+
+
+def _unsaved_draft(obj: Any) -> bool:
+    return isinstance(obj, Draft) and not obj.is_saved
 
 
 def _unsaved_related(obj: Any) -> list[str]:

@@ -21,6 +21,7 @@ from pony.orm.core import local as pony_local
 from tastypie.bundle import Bundle
 
 from tests import write_api
+from tests.testapp.models import Book, Tag
 from tests.write_api import build_write_api
 
 transactional_db = write_api.write_db_fixture()  # see its docstring
@@ -56,6 +57,20 @@ def cookbook_list(api: str) -> Any:
     return [res.serialize(None, b, "application/json") for b in bundles], len(objects)
 
 
+def list_then_related(api: str) -> Any:
+    """Objects of ``obj_get_list`` read after it returned, through a foreign key too."""
+    res = resource(api, "book")
+    books = res.obj_get_list(res.build_bundle())
+    return len(books), [(book.title, book.author.name, book.author.email) for book in books]
+
+
+def get_then_related(api: str) -> Any:
+    """The object of ``obj_get`` read through a foreign key after it returned."""
+    res = resource(api, "book")
+    book = res.obj_get(res.build_bundle(), pk=2)
+    return book.title, book.author.name, book.tags.count()
+
+
 def cached_get(api: str) -> Any:
     res = resource(api, "tag")
     obj = res.cached_obj_get(res.build_bundle(), pk=2)
@@ -82,6 +97,14 @@ def create_then_dehydrate(api: str) -> Any:
     return res.serialize(None, fresh, "application/json")
 
 
+def create_then_count_related(api: str) -> Any:
+    """A to-many relation of the new object counted after ``obj_create`` returned."""
+    res = resource(api, "book")
+    data = {"title": "Counted", "author": f"/{api}/author/2/", "tags": [f"/{api}/tag/1/"]}
+    bundle = res.obj_create(res.build_bundle(data=data))
+    return bundle.obj.tags.count(), bundle.obj.tags.exists(), bundle.obj.author.name
+
+
 def update(api: str) -> Any:
     res = resource(api, "book")
     data = {"title": "Emma (revised)", "author": f"/{api}/author/3/"}
@@ -94,6 +117,48 @@ def update_object_read_earlier(api: str) -> Any:
     obj = res.obj_get(res.build_bundle(), pk=3)
     bundle = res.obj_update(res.build_bundle(obj=obj, data={"name": "verse"}), pk=3)
     return bundle.obj.name
+
+
+def update_django_instance(api: str) -> Any:
+    """``build_bundle(obj=<Django instance>)``, then ``obj_update`` (Tastypie SlugBasedResource)."""
+    res = resource(api, "tag")
+    tag = Tag.objects.get(pk=3)
+    bundle = res.obj_update(res.build_bundle(obj=tag, data={"name": "verse"}), pk=3)
+    return bundle.obj.pk, bundle.obj.name
+
+
+def update_django_instance_changed_in_memory(api: str) -> Any:
+    """What the caller assigned to the instance is saved too, as by its ``save()``."""
+    res = resource(api, "book")
+    book = Book.objects.get(pk=2)
+    book.pages = 321
+    bundle = res.obj_update(res.build_bundle(obj=book, data={"title": "Retitled"}), pk=2)
+    return bundle.obj.title, bundle.obj.pages
+
+
+def update_in_place_new_key(api: str) -> Any:
+    """A new key in the data saves another row, as ``Model.save()`` does (``update_in_place``)."""
+    res = resource(api, "tag")
+    bundle = res.build_bundle(obj=Tag.objects.get(pk=3))
+    new = res.update_in_place(HttpRequest(), bundle, {"id": 50, "name": "moved"})
+    return new.obj.pk, new.obj.name
+
+
+def full_hydrate_django_instance(api: str) -> Any:
+    """A relation of a hydrated Django instance reads as the instance reads it, after the call."""
+    res = resource(api, "book")
+    bundle = res.full_hydrate(res.build_bundle(obj=Book.objects.get(pk=2), data={"title": "T"}))
+    author = bundle.obj.author
+    return bundle.obj.title, author.name, callable(getattr(author, "save", None))
+
+
+def rollback(api: str) -> Any:
+    """``rollback(bundles)`` deletes the object of each bundle that has a key."""
+    res = resource(api, "tag")
+    saved = res.obj_get(res.build_bundle(), pk=2)
+    bundles = [Bundle(obj=Tag.objects.get(pk=1)), Bundle(obj=Tag()), Bundle(), Bundle(obj=saved)]
+    res.rollback(bundles)
+    res.rollback([])
 
 
 def delete(api: str) -> Any:
@@ -119,12 +184,20 @@ def create_refused(api: str) -> Any:
 FLOWS: list[Callable[[str], Any]] = [
     cookbook_detail,
     cookbook_list,
+    list_then_related,
+    get_then_related,
     cached_get,
     via_uri,
     create,
     create_then_dehydrate,
+    create_then_count_related,
     update,
     update_object_read_earlier,
+    update_django_instance,
+    update_django_instance_changed_in_memory,
+    update_in_place_new_key,
+    full_hydrate_django_instance,
+    rollback,
     delete,
     delete_object_read_earlier,
     create_refused,

@@ -305,6 +305,25 @@ def build_write_api(api_name: str, spelling: str) -> Api:
         detail = fields.ToOneField(BookDetailOfResource, "detail", related_name="book")
         Meta = meta(Book, resource_name="bookanddetail", fields=["id", "title"])
 
+    back_path = f"{__name__}.{api_name}_WriteBookAndDetailBackResource"
+
+    class DetailBackResource(base):
+        """``book`` names the resource that nests this one (``PaymentResource.job``)."""
+
+        book = fields.ToOneField(back_path, "book", null=True)
+        Meta = meta(BookDetail, resource_name="detailback")
+
+    class BookAndDetailBackResource(base):
+        """``JobResource``: a required reverse one-to-one saved through ``related_name``.
+
+        Hydrating the nested detail dehydrates this resource's object (its
+        ``book``), whose ``detail`` must read back the detail being saved.
+        """
+
+        author = fields.ToOneField(AuthorResource, "author")
+        detail = fields.ToOneField(DetailBackResource, "detail", related_name="book")
+        Meta = meta(Book, resource_name="bookanddetailback", fields=["id", "title"])
+
     class ProxyAuthorResource(base):
         """A proxy model's resource."""
 
@@ -347,6 +366,8 @@ def build_write_api(api_name: str, spelling: str) -> Api:
         BookWithDetailResource,
         BookDetailOfResource,
         BookAndDetailResource,
+        DetailBackResource,
+        BookAndDetailBackResource,
         ProxyAuthorResource,
         PlacedAuthorResource,
         CodedAuthorResource,
@@ -371,6 +392,7 @@ def build_write_api(api_name: str, spelling: str) -> Api:
     # AuthorResource.books names BookResource by dotted path (the two refer
     # to each other); this is where Tastypie looks it up.
     globals()[f"{api_name}_WriteBookResource"] = BookResource
+    globals()[f"{api_name}_WriteBookAndDetailBackResource"] = BookAndDetailBackResource
 
     api = Api(api_name=api_name)
     for resource in resources:
