@@ -36,12 +36,14 @@ from collections.abc import Collection
 from typing import Any
 
 from django import db as django_db
+from django.core.exceptions import MultipleObjectsReturned, ObjectDoesNotExist
 from django.db import models, router
 from django.http import HttpResponse
 from pony.orm import core as pony_core
 from tastypie import http
 from tastypie.bundle import Bundle
 from tastypie.exceptions import BadRequest, ImmediateHttpResponse, NotFound
+from tastypie.resources import convert_post_to_patch
 
 from djony import backends
 from djony.deletion import update_fields
@@ -298,15 +300,51 @@ class PonyWritesMixin:
         return deserialized
 
     def patch_detail(self, request: Any, **kwargs: Any) -> Any:
-        """Tastypie's; a key that is an attribute but no field of the resource is a 400.
+        """Tastypie's ``patch_detail``, step for step, asking the model which keys to save.
 
-        So is a body that is not an object (Tastypie iterates its keys: a 500).
+        Tastypie saves a body key (``save(update_fields=...)``) when
+        ``hasattr(bundle.obj, key)``: on a Django instance that asks the model.  The
+        objects here also have Pony's own attributes (``get_pk``, ``to_dict``,
+        ``load``), which a Django instance has not: ModelResource ignores such a
+        key, and so does this (:func:`django_instance_has`).  A key a Django instance
+        has but the resource has no field for is a 400 (Tastypie looks it up among
+        the fields: a 500); so is a body that is not an object (Tastypie iterates
+        its keys: a 500).  Override it as you would Tastypie's.
         """
+        request = convert_post_to_patch(request)
         request._djony_needs_object = True
+        basic_bundle = self.build_bundle(request=request)
         try:
-            return super().patch_detail(request, **kwargs)
-        except KeyError as exc:
-            raise BadRequest(f"{exc.args[0]!r} is not a field of this resource.") from None
+            obj = self.cached_obj_get(
+                bundle=basic_bundle, **self.remove_api_resource_names(kwargs)
+            )
+        except ObjectDoesNotExist:
+            return http.HttpNotFound()
+        except MultipleObjectsReturned:
+            return http.HttpMultipleChoices("More than one resource is found at this URI.")
+        bundle = self.build_bundle(obj=obj, request=request)
+        bundle = self.full_dehydrate(bundle)
+        bundle = self.alter_detail_data_to_serialize(request, bundle)
+        content_type = request.META.get("CONTENT_TYPE", "application/json")
+        deserialized = self.deserialize(request, request.body, format=content_type)
+        bundle.update_fields = []
+        bundle.m2m_update_fields = []
+        for key in deserialized:
+            if not django_instance_has(bundle.obj, self._meta.object_class, key):
+                continue
+            if key not in self.fields:
+                raise BadRequest(f"{key!r} is not a field of this resource.")
+            if getattr(self.fields[key], "is_m2m", False):
+                bundle.m2m_update_fields.append(key)
+            elif key not in ("id", "pk"):  # Tastypie never patches the key
+                bundle.update_fields.append(key)
+        self.update_in_place(request, bundle, deserialized)
+        if not self._meta.always_return_data:
+            return http.HttpAccepted()
+        bundle.obj._prefetched_objects_cache = {}  # as Tastypie does
+        bundle = self.full_dehydrate(bundle)
+        bundle = self.alter_detail_data_to_serialize(request, bundle)
+        return self.create_response(request, bundle, response_class=http.HttpAccepted)
 
     def update_in_place(self, request: Any, original_bundle: Bundle, new_data: Any) -> Any:
         """Tastypie's; a key naming an attribute of the model that is no field is a 400.
@@ -507,6 +545,18 @@ def _kind_of(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "a list"
     return f"a {type(value).__name__}"
+
+
+def django_instance_has(obj: Any, model: type[models.Model], name: str) -> bool:
+    """``hasattr(instance, name)`` for a Django instance of ``model`` standing for ``obj``.
+
+    What the model class has (its fields, methods, properties, unless the property
+    raises on ``obj``), what was set on ``obj`` itself (annotations) and ``_state``;
+    not Pony's own attributes.
+    """
+    if name in getattr(obj, "__dict__", ()) or name == "_state":
+        return True
+    return _instance_attribute(model, name) and hasattr(obj, name)
 
 
 def _instance_attribute(model: type[models.Model], name: str) -> bool:

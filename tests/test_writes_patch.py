@@ -97,6 +97,13 @@ case("patch_restaurant_mti", C, patch("restaurant/2/", {"serves_pizza": False}),
 case("patch_restaurant_mti_parent_name", C, patch("restaurant/2/", {"name": "L."}), expect=202)
 case("patch_empty_body", C, patch("book/1/", {}), expect=202)
 
+P = "PATCH keys a Django instance has not (Pony's own attribute names) are ignored"
+case("patch_pony_method_name", P, patch("tag/3/", {"get_pk": "x", "name": "n"}), expect=202)
+# always_return_data: Tastypie echoes every key of the body, ignored or not.
+case("patch_pony_names_echoed", P, patch("author/2/", {"to_dict": 1, "load": [2]}), expect=202)
+case("patch_bad_uuid_key", P, patch("publisher/1/", {"get_pk": 1}), expect=400)
+case("patch_pony_internal_name", P, patch("country/3/", {"_vals_": {}, "flush": None}), expect=202)
+
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_reference(case: Case) -> None:
