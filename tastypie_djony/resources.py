@@ -56,6 +56,7 @@ from tastypie_djony.fields import (
     as_to_one_field,
     with_mixin,
 )
+from tastypie_djony.hooked import BundlePlan
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import Relation, ToOneRelation, make_loader, make_to_one_loader
 from tastypie_djony.sessions import OutsideRequestMixin, in_session
@@ -281,6 +282,27 @@ class DjonyResource(
             refused.add(for_list)
             return None
 
+    def bundle_plan(self, request: Any, for_list: bool = True) -> BundlePlan | None:
+        """How to build this request's JSON page from rows *and* the resource's hooks, or ``None``.
+
+        For resources :meth:`list_plan` declines because of a ``dehydrate()`` or
+        ``dehydrate_<field>()`` hook or a field only an object can give: Tastypie's
+        ``full_dehydrate`` order on bundles whose values come from the page's rows
+        and whose objects are built only when read; see :mod:`tastypie_djony.hooked`.
+        """
+        if not getattr(self._meta, "fast_path", True):
+            return None
+        if self.determine_format(request) != "application/json":
+            return None
+        refused = self.__dict__.setdefault("_not_bundle_plannable", set())
+        if for_list in refused:
+            return None
+        try:
+            return BundlePlan(self, DjonyResource, for_list=for_list)
+        except NotPlannable:
+            refused.add(for_list)
+            return None
+
     def detail_plan(self, request: Any) -> ListPlan | None:
         """The plan for a detail, when the object itself cannot change the answer.
 
@@ -328,8 +350,8 @@ class DjonyResource(
 
     @in_session()
     def get_list(self, request: Any, **kwargs: Any) -> Any:
-        """Tastypie's ``get_list``; JSON pages of plain resources skip the objects."""
-        plan = self.list_plan(request)
+        """Tastypie's ``get_list``; JSON pages are built from rows (objects only when read)."""
+        plan = self.list_plan(request) or self.bundle_plan(request)
         if plan is None:
             return super().get_list(request, **kwargs)
         base_bundle = self.build_bundle(request=request)
@@ -345,6 +367,8 @@ class DjonyResource(
         )
         page = paginator.page()
         collection = self._meta.collection_name
+        if isinstance(plan, BundlePlan):
+            return self._bundle_list(request, page, plan)
         try:
             if not isinstance(page[collection], DjonyObjectList):
                 raise Fallback
@@ -357,6 +381,29 @@ class DjonyResource(
         simple[collection] = rows
         response = HttpResponse(
             render_json(simple), content_type=build_content_type("application/json")
+        )
+        if verifying():
+            check_same_answer(self, request, response, self._general_list(request, page))
+        return response
+
+    def _bundle_list(self, request: Any, page: dict, plan: BundlePlan) -> HttpResponse:
+        """The rest of ``get_list`` with :class:`~tastypie_djony.hooked.BundlePlan`'s bundles."""
+        collection = self._meta.collection_name
+        object_list = page[collection]
+        try:
+            if not isinstance(object_list, DjonyObjectList) or object_list._result is not None:
+                raise Fallback
+            if object_list.entity._database_._get_cache().modified:
+                raise Fallback  # objects deleted in this session would leave the page
+            bundles = plan.bundles(object_list, request)
+        except Fallback:
+            return self._general_list(request, page)
+        served = dict(page)
+        served[collection] = bundles
+        served = self.alter_list_data_to_serialize(request, served)
+        response = HttpResponse(
+            render_json(self._meta.serializer.to_simple(served, {})),
+            content_type=build_content_type("application/json"),
         )
         if verifying():
             check_same_answer(self, request, response, self._general_list(request, page))
