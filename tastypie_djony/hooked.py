@@ -18,11 +18,12 @@ Tastypie's ``full_dehydrate`` does for each object:
 
 * then the resource's ``dehydrate(bundle)``, whose result is the page's item.
 
-``bundle.obj`` is the row's Pony object, exactly the one the general path hands out:
+``bundle.obj`` (see :class:`PageBundle`) is the row's Pony object, exactly the one the
+general path hands out: the first time any code reads a ``bundle.obj`` of the page,
 every object of the page is built from the rows already read (no second query), with
-the page's related-data loaders, as iterating the object list builds them.  Then
-``alter_list_data_to_serialize`` (or ``alter_detail_data_to_serialize``) and the
-serializer's JSON.
+the page's related-data loaders, as iterating the object list builds them.  A page
+whose hooks never read ``bundle.obj`` builds none.  Then ``alter_list_data_to_serialize``
+(or ``alter_detail_data_to_serialize``) and the serializer's JSON.
 
 Every value a field gets from the rows is computed for the whole page before any hook
 runs, so a row the plan cannot reproduce (:class:`~tastypie_djony.fastpath.Fallback`)
@@ -126,10 +127,9 @@ class BundlePlan(ListPlan):
         meta = resource._meta
         for_list = self.for_list
         dehydrate = resource.dehydrate
-        built = objects()
         result = []
         for position, row_values in enumerate(values):
-            bundle = Bundle(obj=built[position], request=request, via_uri=None)
+            bundle = PageBundle(objects, position, request)
             data = bundle.data
             for step, value in zip(steps, row_values, strict=True):
                 if step.use_in is not None and not step.use_in(bundle):
@@ -145,3 +145,33 @@ class BundlePlan(ListPlan):
                     data[step.name] = step.hook(bundle)
             result.append(dehydrate(bundle))
         return result
+
+
+class PageBundle(Bundle):
+    """The ``Bundle`` ``build_bundle(obj=..., request=...)`` gives, its ``obj`` built on first read.
+
+    Reading ``bundle.obj`` builds the objects of the whole page (once) and returns this
+    row's: the same Pony object, in the same session, with the same related data
+    loaded, as the general path's bundle holds.  Assigning ``bundle.obj`` works as on a
+    ``Bundle``.
+    """
+
+    def __init__(self, objects: Callable[[], list[Any]], position: int, request: Any) -> None:
+        super().__init__(obj=None, request=request, via_uri=None)
+        self._page_objects = objects
+        self._position = position
+        self._obj: Any = _UNBUILT
+
+    @property
+    def obj(self) -> Any:
+        obj = self._obj
+        if obj is _UNBUILT:
+            obj = self._obj = self._page_objects()[self._position]
+        return obj
+
+    @obj.setter
+    def obj(self, value: Any) -> None:
+        self._obj = value
+
+
+_UNBUILT = object()
