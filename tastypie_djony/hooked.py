@@ -23,7 +23,8 @@ general path hands out: the first time any code reads a ``bundle.obj`` of the pa
 every object of the page is built from the rows already read (no second query), with
 the page's related-data loaders, as iterating the object list builds them.  A page
 whose hooks never read ``bundle.obj`` builds none.  Then ``alter_list_data_to_serialize``
-(or ``alter_detail_data_to_serialize``) and the serializer's JSON.
+(or ``alter_detail_data_to_serialize``) and the JSON: :func:`simple` is Tastypie's
+``to_simple`` for plain values and hands every other value to the serializer's own.
 
 Every value a field gets from the rows is computed for the whole page before any hook
 runs, so a row the plan cannot reproduce (:class:`~tastypie_djony.fastpath.Fallback`)
@@ -175,3 +176,35 @@ class PageBundle(Bundle):
 
 
 _UNBUILT = object()
+
+
+#: The types ``to_simple`` returns as they are (``str`` through ``force_str``, which keeps it).
+PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
+def simple(data: Any, serializer: Serializer, options: Any = None) -> Any:
+    """``serializer.to_simple(data, options)``; plain values without its type dispatch.
+
+    Exact ``str``/``int``/``float``/``bool``/``None`` come back as they are, exact
+    ``dict``/``list``/``tuple`` and bundles are walked here; any other value (a
+    ``datetime``, a ``Decimal``, a subclass of anything) is the serializer's.
+    """
+    kind = type(data)
+    if kind in PLAIN:
+        return data
+    if kind is dict:
+        return _simple_items(data, serializer, options)
+    if kind is list or kind is tuple:
+        return [
+            item if type(item) in PLAIN else simple(item, serializer, options) for item in data
+        ]
+    if kind is PageBundle or kind is Bundle:
+        return _simple_items(data.data, serializer, options)
+    return serializer.to_simple(data, options)
+
+
+def _simple_items(data: dict, serializer: Serializer, options: Any) -> dict:
+    return {
+        key: value if type(value) in PLAIN else simple(value, serializer, options)
+        for key, value in data.items()
+    }

@@ -56,7 +56,7 @@ from tastypie_djony.fields import (
     as_to_one_field,
     with_mixin,
 )
-from tastypie_djony.hooked import BundlePlan
+from tastypie_djony.hooked import BundlePlan, simple
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import Relation, ToOneRelation, make_loader, make_to_one_loader
 from tastypie_djony.sessions import OutsideRequestMixin, in_session
@@ -402,7 +402,7 @@ class DjonyResource(
         served[collection] = bundles
         served = self.alter_list_data_to_serialize(request, served)
         response = HttpResponse(
-            render_json(self._meta.serializer.to_simple(served, {})),
+            render_json(simple(served, self._meta.serializer, {})),
             content_type=build_content_type("application/json"),
         )
         if verifying():
