@@ -48,6 +48,7 @@ from tastypie.resources import Resource
 from tastypie.serializers import Serializer
 
 from tastypie_djony.fastpath import HOOKS, ListPlan, NotPlannable, Value
+from tastypie_djony.nested import nested_field
 
 #: Resource methods this path calls where Tastypie calls them (overrides welcome).
 CALLED_HOOKS = frozenset(
@@ -67,20 +68,46 @@ CONVERSIONS: dict[type, Callable[[Any], Any]] = {
 class Step:
     """One field of ``full_dehydrate``: where its value comes from, and its hook."""
 
-    __slots__ = ("name", "field", "value", "hook", "use_in", "related")
+    __slots__ = ("name", "field", "value", "nested", "hook", "use_in", "related")
 
-    def __init__(self, name: str, field: Any, value: Value | None, hook: Any) -> None:
+    def __init__(
+        self, name: str, field: Any, value: Value | None, nested: Any, hook: Any
+    ) -> None:
         self.name = name
         self.field = field
-        #: From the rows, or ``None``: ``field.dehydrate(bundle, for_list)``.
+        #: From the rows; else from a nested plan; else ``field.dehydrate(bundle, for_list)``.
         self.value = value
+        self.nested = nested
         self.hook = hook
         self.use_in = field.use_in if callable(field.use_in) else None
         self.related = field.dehydrated_type == "related"
 
 
+class Prepared:
+    """One page of a plan, before any hook ran: each row's values, its objects on demand."""
+
+    __slots__ = ("values", "objects", "keys", "nested")
+
+    def __init__(self, values: list, objects: Callable[[], list], keys: list, nested: dict):
+        self.values = values
+        self.objects = objects
+        #: Each row's primary key (when a nested field needs it).
+        self.keys = keys
+        #: Step name -> that nested field's page (see :mod:`tastypie_djony.nested`).
+        self.nested = nested
+
+
 class BundlePlan(ListPlan):
-    """Tastypie's ``full_dehydrate`` of a page, its values from the page's rows."""
+    """Tastypie's ``full_dehydrate`` of a page, its values from the page's rows.
+
+    ``depth`` counts the ``full=True`` related resources above this one (a nested
+    plan is built for each such field whose related resource has one, up to
+    :data:`~tastypie_djony.nested.MAX_DEPTH`).
+    """
+
+    def __init__(self, resource: Any, base: type, for_list: bool = True, depth: int = 0) -> None:
+        self.depth = depth
+        super().__init__(resource, base, for_list=for_list)
 
     def _check_resource(self, base: type) -> None:
         cls = type(self.resource)
@@ -98,24 +125,28 @@ class BundlePlan(ListPlan):
         for name, field in self.resource.fields.items():
             if not callable(field.use_in) and field.use_in not in ("all", kind):
                 continue
+            nested = None
             try:
                 value = self._plan_field(name, field)
             except NotPlannable:
                 value = None
+                nested = nested_field(self, field)
             hook = getattr(self.resource, f"dehydrate_{name}", None)
             if name == "resource_uri" and value is not None:
                 hook = None  # the row's URI is what the stock hook returns
-            self.steps.append(Step(name, field, value, hook))
+            self.steps.append(Step(name, field, value, nested, hook))
+        if any(step.nested is not None for step in self.steps):
+            self._column("pk")
 
     def converter(self, field: Any) -> Callable[[Any], Any]:
         """``field.convert``: the value a hook finds in ``bundle.data``."""
         return CONVERSIONS.get(type(field), field.convert)
 
-    def bundles(self, object_list: Any, request: Any) -> list[Bundle]:
-        """The page's dehydrated bundles, as ``full_dehydrate`` of each object gives them.
+    def prepare(self, object_list: Any) -> Prepared:
+        """Read ``object_list``'s page and every value the rows give, before any hook runs.
 
-        Raises :class:`~tastypie_djony.fastpath.Fallback` before any hook ran when a
-        row needs the general path.
+        Raises :class:`~tastypie_djony.fastpath.Fallback` when a row (here or in a
+        nested field) needs the general path.
         """
         rows, objects = object_list.rows_and_objects(self.selected(object_list))
         page = self.page_context(rows)
@@ -124,28 +155,56 @@ class BundlePlan(ListPlan):
             [None if step.value is None else step.value(row, page) for step in steps]
             for row in rows
         ]
-        resource = self.resource
-        meta = resource._meta
-        for_list = self.for_list
-        dehydrate = resource.dehydrate
-        result = []
-        for position, row_values in enumerate(values):
-            bundle = PageBundle(objects, position, request)
-            data = bundle.data
-            for step, value in zip(steps, row_values, strict=True):
-                if step.use_in is not None and not step.use_in(bundle):
-                    continue
-                field = step.field
-                if step.related:  # as full_dehydrate does ("a touch leaky")
-                    field.api_name = meta.api_name
-                    field.resource_name = meta.resource_name
-                if step.value is None:
-                    value = field.dehydrate(bundle, for_list=for_list)
-                data[step.name] = value
-                if step.hook is not None:
-                    data[step.name] = step.hook(bundle)
-            result.append(dehydrate(bundle))
-        return result
+        keys: list = []
+        nested = {}
+        if "pk" in self.columns:
+            pk = self.columns.index("pk")
+            keys = [row[pk] for row in rows]
+        for step in steps:
+            if step.nested is not None:
+                nested[step.name] = step.nested.prepare(keys)
+        return Prepared(values, objects, keys, nested)
+
+    def bundles(self, object_list: Any, request: Any) -> list[Bundle]:
+        """The page's dehydrated bundles, as ``full_dehydrate`` of each object gives them.
+
+        Raises :class:`~tastypie_djony.fastpath.Fallback` before any hook ran when a
+        row needs the general path.
+        """
+        prepared = self.prepare(object_list)
+        return [
+            self.dehydrate_row(prepared, position, request)
+            for position in range(len(prepared.values))
+        ]
+
+    def dehydrate_row(
+        self, prepared: Prepared, position: int, request: Any, fresh: bool = False
+    ) -> Bundle:
+        """``full_dehydrate`` of row ``position``'s bundle; ``fresh``: copy its lists first.
+
+        A nested row may be dehydrated for several owners: each gets lists of its own.
+        """
+        bundle = PageBundle(prepared.objects, position, request)
+        data = bundle.data
+        meta = self.resource._meta
+        for step, value in zip(self.steps, prepared.values[position], strict=True):
+            if step.use_in is not None and not step.use_in(bundle):
+                continue
+            field = step.field
+            if step.related:  # as full_dehydrate does ("a touch leaky")
+                field.api_name = meta.api_name
+                field.resource_name = meta.resource_name
+            if step.nested is not None:
+                owner = prepared.keys[position]
+                value = step.nested.value(prepared.nested[step.name], owner, request)
+            elif step.value is None:
+                value = field.dehydrate(bundle, for_list=self.for_list)
+            elif fresh and type(value) is list:
+                value = list(value)
+            data[step.name] = value
+            if step.hook is not None:
+                data[step.name] = step.hook(bundle)
+        return self.resource.dehydrate(bundle)
 
 
 class PageBundle(Bundle):

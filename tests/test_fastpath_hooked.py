@@ -17,7 +17,7 @@ from tests.zoo.urls import APIS
 
 pytestmark = pytest.mark.django_db
 
-HOOKED = ["hooked_animal", "full_hooked_animal", "replacing_animal"]
+HOOKED = ["hooked_animal", "full_hooked_animal", "replacing_animal", "nesting_animal"]
 URLS = [
     *(f"{name}/" for name in HOOKED),
     *(f"{name}/<a1>/" for name in HOOKED),
@@ -25,6 +25,8 @@ URLS = [
     "hooked_animal/?number__gt=10",
     "hooked_animal/?number__gt=1000",
     "full_hooked_animal/?name=Zebra",
+    "hooked_keeper/",
+    "hooked_keeper/<k0>/",
 ]
 
 

@@ -361,6 +361,39 @@ def build_zoo_api(api_name: str, kind: str) -> tuple[Api, Api]:
             bundle.data["keeper_repr"] = None if keeper is None else repr(keeper.obj)
             return bundle
 
+    class HookedKeeperResource(base):
+        """Nested with ``full=True``: its hooks run per owner, in detail mode (Tastypie's)."""
+
+        favourites = fields.ToManyField(
+            AnimalByNumberResource, "favourites", null=True, full=True, use_in="detail"
+        )
+
+        Meta = meta(Caretaker.objects.all(), resource_name="hooked_keeper")
+
+        def dehydrate_name(self, bundle):
+            return f"{bundle.data['name']}:{'/'.join(bundle.data)}"
+
+        def dehydrate(self, bundle):
+            bundle.data["animal_count"] = bundle.obj.animal_set.count()
+            return bundle
+
+    class NestingAnimalResource(base):
+        """``full=True`` two levels deep; ``full_list=False``: URIs in lists only."""
+
+        keeper = fields.ToOneField(HookedKeeperResource, "keeper", null=True, full=True)
+        habitats = fields.ToManyField(HabitatResource, "habitats", null=True, full=True)
+        labels = fields.ToManyField(
+            LabelResource, "labels", null=True, full=True, full_list=False
+        )
+
+        Meta = meta(
+            Animal.objects.all(), resource_name="nesting_animal", fields=["name", "number"]
+        )
+
+        def dehydrate(self, bundle):
+            bundle.data["habitat_names"] = [h.data["name"] for h in bundle.data["habitats"]]
+            return bundle
+
     class ReplacingAnimalResource(base):
         """``dehydrate()`` returns another bundle; ``bundle.obj`` is assigned."""
 
@@ -375,6 +408,8 @@ def build_zoo_api(api_name: str, kind: str) -> tuple[Api, Api]:
     resources = [
         HookedAnimalResource,
         FullHookedAnimalResource,
+        HookedKeeperResource,
+        NestingAnimalResource,
         ReplacingAnimalResource,
         AbsoluteAnimalResource,
         CaretakerResource,
