@@ -178,7 +178,11 @@ class BundlePlan(ListPlan):
         ]
 
     def dehydrate_row(
-        self, prepared: Prepared, position: int, request: Any, fresh: bool = False
+        self,
+        prepared: Prepared,
+        position: int,
+        request: Any,
+        fresh: bool = False,
     ) -> Bundle:
         """``full_dehydrate`` of row ``position``'s bundle; ``fresh``: copy its lists first.
 
@@ -221,6 +225,10 @@ class PageBundle(Bundle):
         self._page_objects = objects
         self._position = position
         self._obj: Any = _UNBUILT
+
+    def holds_its_row(self) -> bool:
+        """Whether ``obj`` is (or, unread, will be) its row's object: nobody assigned another."""
+        return self._obj is _UNBUILT or self._obj is self._page_objects()[self._position]
 
     @property
     def obj(self) -> Any:

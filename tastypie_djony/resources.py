@@ -56,7 +56,7 @@ from tastypie_djony.fields import (
     as_to_one_field,
     with_mixin,
 )
-from tastypie_djony.hooked import BundlePlan, simple
+from tastypie_djony.hooked import BundlePlan, PageBundle, simple
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import Relation, ToOneRelation, make_loader, make_to_one_loader
 from tastypie_djony.sessions import OutsideRequestMixin, in_session
@@ -303,24 +303,30 @@ class DjonyResource(
             refused.add(for_list)
             return None
 
-    def detail_plan(self, request: Any) -> ListPlan | None:
-        """The plan for a detail, when the object itself cannot change the answer.
+    def detail_plan(self, request: Any) -> ListPlan | BundlePlan | None:
+        """The plan for a detail (no cache), or ``None``.
 
-        Only with Tastypie's own ``Authorization``/``ReadOnlyAuthorization``
-        (whose ``read_detail`` never looks at the object), the stock
-        ``authorized_read_detail`` and no cache.
+        The row-built :class:`~tastypie_djony.fastpath.ListPlan` only with Tastypie's
+        own ``Authorization``/``ReadOnlyAuthorization`` (whose ``read_detail`` never
+        looks at the object) and the stock ``authorized_read_detail``; otherwise a
+        :class:`~tastypie_djony.hooked.BundlePlan`, whose authorization hooks get the
+        found object (built when they read ``bundle.obj``), as in ``obj_get``.
         """
-        if type(self._meta.authorization) not in (Authorization, ReadOnlyAuthorization):
-            return None
-        if type(self).authorized_read_detail is not Resource.authorized_read_detail:
-            return None
         if type(self._meta.cache) is not NoCache:
             return None
-        return self.list_plan(request, for_list=False)
+        stock_authorization = (
+            type(self._meta.authorization) in (Authorization, ReadOnlyAuthorization)
+            and type(self).authorized_read_detail is Resource.authorized_read_detail
+        )
+        if stock_authorization:
+            plan = self.list_plan(request, for_list=False)
+            if plan is not None:
+                return plan
+        return self.bundle_plan(request, for_list=False)
 
     @in_session()
     def get_detail(self, request: Any, **kwargs: Any) -> Any:
-        """Tastypie's ``get_detail``; the JSON of a plain resource skips the object."""
+        """Tastypie's ``get_detail``; JSON is built from the row (the object only when read)."""
         plan = self.detail_plan(request)
         if plan is None:
             return super().get_detail(request, **kwargs)
@@ -330,20 +336,40 @@ class DjonyResource(
             applicable[self._meta.detail_uri_name] = filters[self._meta.detail_uri_name]
         try:
             object_list = self.apply_filters(request, applicable)
-            found = plan.objects(object_list[:2])
+            if isinstance(plan, BundlePlan):
+                if not isinstance(object_list, DjonyObjectList):
+                    raise Fallback
+                if object_list.entity._database_._get_cache().modified:
+                    raise Fallback  # objects deleted in this session would be left out
+                found = plan.prepare(object_list[:2])
+                count = len(found.values)
+            else:
+                found = plan.objects(object_list[:2])
+                count = len(found)
         except ValueError:
             raise NotFound("Invalid resource lookup data provided (mismatched type).") from None
         except Fallback:
             return super().get_detail(request, **kwargs)
-        if not found:
+        if not count:
             return http.HttpNotFound()
-        if len(found) > 1:
+        if count > 1:
             return http.HttpMultipleChoices("More than one resource is found at this URI.")
-        # The stock hook with a stock authorization: it answers without the object.
-        self.authorized_read_detail(object_list, self.build_bundle(request=request))
-        response = HttpResponse(
-            render_json(found[0]), content_type=build_content_type("application/json")
-        )
+        if isinstance(plan, BundlePlan):
+            # As obj_get: the hooks get the filtered list and a bundle of the found object,
+            # and what they leave in bundle.obj is the object dehydrated.
+            checked = PageBundle(found.objects, 0, request)
+            self.authorized_read_detail(object_list, checked)
+            if checked.holds_its_row():
+                bundle = plan.dehydrate_row(found, 0, request)
+            else:
+                bundle = self.full_dehydrate(self.build_bundle(obj=checked.obj, request=request))
+            bundle = self.alter_detail_data_to_serialize(request, bundle)
+            body = render_json(simple(bundle, self._meta.serializer, {}))
+        else:
+            # The stock hook with a stock authorization: it answers without the object.
+            self.authorized_read_detail(object_list, self.build_bundle(request=request))
+            body = render_json(found[0])
+        response = HttpResponse(body, content_type=build_content_type("application/json"))
         if verifying():
             check_same_answer(self, request, response, super().get_detail(request, **kwargs))
         return response
