@@ -138,6 +138,29 @@ class BundlePlan(ListPlan):
         if any(step.nested is not None for step in self.steps):
             self._column("pk")
 
+    def object_fields(self) -> set[str]:
+        """The fields left to their own ``dehydrate`` (they read ``bundle.obj``)."""
+        return {step.name for step in self.steps if step.value is None and step.nested is None}
+
+    def needed_loaders(self, loaders: Any) -> tuple:
+        """Of a page's loaders, those its objects may need, if built.
+
+        A loader of ``page_loaders`` (it names its field: ``djony_field``) only for a
+        field left to its own ``dehydrate``; the others' values come from rows, and
+        related managers read through ``bundle.obj`` load for the page by themselves.
+        Loaders of the resource's own are kept.
+        """
+        keep = self.object_fields()
+        return tuple(
+            loader
+            for loader in loaders
+            if getattr(loader, "djony_field", None) in keep or not hasattr(loader, "djony_field")
+        )
+
+    def loaders(self, object_list: Any) -> tuple:
+        """:meth:`needed_loaders` of ``object_list``'s loaders."""
+        return self.needed_loaders(object_list.loaders)
+
     def converter(self, field: Any) -> Callable[[Any], Any]:
         """``field.convert``: the value a hook finds in ``bundle.data``."""
         return CONVERSIONS.get(type(field), field.convert)

@@ -48,7 +48,7 @@ def nested_field(plan: Any, field: Any) -> Nested | None:
         return None
     from djony.registry import entity_for
     from tastypie_djony.hooked import BundlePlan
-    from tastypie_djony.resources import DjonyResource
+    from tastypie_djony.resources import MAX_LOADER_DEPTH, DjonyResource, chain_loaders
 
     entity = entity_for(relation.target)
     if entity._subclasses_:
@@ -63,7 +63,10 @@ def nested_field(plan: Any, field: Any) -> Nested | None:
     except NotPlannable:
         return None
     related_plan._column("pk")
-    loaders = plan.resource._nested_loaders(field, plan.depth)
+    loaders = None
+    if plan.depth < MAX_LOADER_DEPTH:  # as DjonyResource._nested_loaders, for this plan
+        inner = related_plan.needed_loaders(related_resource.page_loaders(plan.depth + 1))
+        loaders = chain_loaders(list(inner)) if inner else None
     if kind is SetField:
         return NestedMany(field, relation, related_plan, loaders)
     return NestedOne(field, relation, related_plan, loaders)

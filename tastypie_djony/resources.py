@@ -199,15 +199,17 @@ class DjonyResource(
 
         One per ``SetField`` whose attribute is a relation name.  Override to
         add loaders of your own (each is called with the page's objects).
+        Each of these has ``djony_field``, the name of its field.
         """
         loaders = []
         model = self._meta.object_class
-        for field in self.fields.values():
+        for name, field in self.fields.items():
             if isinstance(field, SetField):
                 relation = Relation.find(model, field.attribute)
                 if relation is not None:
                     nested = self._nested_loaders(field, depth)
                     loaders.append(make_loader(relation, full=bool(field.full), nested=nested))
+                    loaders[-1].djony_field = name
             elif isinstance(field, DjonyToOneField):
                 relation = ToOneRelation.find(model, field.attribute)
                 # A plain ForeignKey is in the row already (Pony seeds); only
@@ -217,6 +219,7 @@ class DjonyResource(
                     loaders.append(
                         make_to_one_loader(relation, full=bool(field.full), nested=nested)
                     )
+                    loaders[-1].djony_field = name
         return loaders
 
     def _nested_loaders(self, field: Any, depth: int) -> Callable[[list], None] | None:
@@ -226,7 +229,7 @@ class DjonyResource(
         if not isinstance(related_resource, DjonyResource):
             return None
         inner = related_resource.page_loaders(depth + 1)
-        return _chain(inner) if inner else None
+        return chain_loaders(inner) if inner else None
 
     # -- bad input that ModelResource answers with a 500 ------------------------
     def filter_value_to_python(self, value, field_name, filters, filter_expr, filter_type):
@@ -341,7 +344,8 @@ class DjonyResource(
                     raise Fallback
                 if object_list.entity._database_._get_cache().modified:
                     raise Fallback  # objects deleted in this session would be left out
-                found = plan.prepare(object_list[:2])
+                page = object_list[:2]
+                found = plan.prepare(page.with_loaders(plan.loaders(page)))
                 count = len(found.values)
             else:
                 found = plan.objects(object_list[:2])
@@ -421,7 +425,7 @@ class DjonyResource(
                 raise Fallback
             if object_list.entity._database_._get_cache().modified:
                 raise Fallback  # objects deleted in this session would leave the page
-            bundles = plan.bundles(object_list, request)
+            bundles = plan.bundles(object_list.with_loaders(plan.loaders(object_list)), request)
         except Fallback:
             return self._general_list(request, page)
         served = dict(page)
@@ -490,7 +494,9 @@ class DjonyResource(
         return wrapper
 
 
-def _chain(loaders: list[Callable[[list], None]]) -> Callable[[list], None]:
+def chain_loaders(loaders: list[Callable[[list], None]]) -> Callable[[list], None]:
+    """One loader running ``loaders`` in turn."""
+
     def load(objects: list) -> None:
         for loader in loaders:
             loader(objects)
