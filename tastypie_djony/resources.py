@@ -272,18 +272,7 @@ class DjonyResource(
         other formats, and whenever the resource has hooks or fields the plan
         cannot reproduce byte for byte; see :mod:`tastypie_djony.fastpath`.
         """
-        if not getattr(self._meta, "fast_path", True):
-            return None
-        if self.determine_format(request) != "application/json":
-            return None
-        refused = self.__dict__.setdefault("_not_plannable", set())
-        if for_list in refused:
-            return None
-        try:
-            return ListPlan(self, DjonyResource, for_list=for_list)
-        except NotPlannable:
-            refused.add(for_list)
-            return None
+        return self._plan(ListPlan, request, for_list)
 
     def bundle_plan(self, request: Any, for_list: bool = True) -> BundlePlan | None:
         """How to build this request's JSON page from rows *and* the resource's hooks, or ``None``.
@@ -293,18 +282,27 @@ class DjonyResource(
         ``full_dehydrate`` order on bundles whose values come from the page's rows
         and whose objects are built only when read; see :mod:`tastypie_djony.hooked`.
         """
+        return self._plan(BundlePlan, request, for_list)
+
+    def _plan(self, kind: type, request: Any, for_list: bool) -> Any:
+        """A plan of ``kind`` for this resource, built once (a refusal is kept too).
+
+        A plan holds what is known before any request (columns, value functions,
+        nested plans); what depends on the request (URI prefixes, language) is
+        read for each page.
+        """
         if not getattr(self._meta, "fast_path", True):
             return None
         if self.determine_format(request) != "application/json":
             return None
-        refused = self.__dict__.setdefault("_not_bundle_plannable", set())
-        if for_list in refused:
-            return None
-        try:
-            return BundlePlan(self, DjonyResource, for_list=for_list)
-        except NotPlannable:
-            refused.add(for_list)
-            return None
+        plans = self.__dict__.setdefault("_djony_plans", {})
+        key = (kind, for_list)
+        if key not in plans:
+            try:
+                plans[key] = kind(self, DjonyResource, for_list=for_list)
+            except NotPlannable:
+                plans[key] = None
+        return plans[key]
 
     def detail_plan(self, request: Any) -> ListPlan | BundlePlan | None:
         """The plan for a detail (no cache), or ``None``.
