@@ -14,17 +14,22 @@ Tastypie's ``full_dehydrate`` does for each object:
   - the value of a field the row-built plan covers (:class:`~tastypie_djony.fastpath.
     ListPlan`) comes from the page's rows, as the field's ``convert`` leaves it
     (``datetime``, ``Decimal`` ...: what ``field.dehydrate`` returns, not yet simple);
+  - a ``full=True`` related field whose related resource has a plan of its own gets
+    that resource's dehydrated bundles from rows too (:mod:`tastypie_djony.nested`);
   - any other field runs its own ``dehydrate(bundle, for_list)``;
 
 * then the resource's ``dehydrate(bundle)``, whose result is the page's item.
 
 ``bundle.obj`` (see :class:`PageBundle`) is the row's Pony object, exactly the one the
 general path hands out: the first time any code reads a ``bundle.obj`` of the page,
-every object of the page is built from the rows already read (no second query), with
-the page's related-data loaders, as iterating the object list builds them.  A page
-whose hooks never read ``bundle.obj`` builds none.  Then ``alter_list_data_to_serialize``
-(or ``alter_detail_data_to_serialize``) and the JSON: :func:`simple` is Tastypie's
+every object of the page is built from the rows already read (no second query), as
+iterating the object list builds them, with the page loaders of the fields left to
+their own ``dehydrate`` (:meth:`BundlePlan.needed_loaders`).  A page whose hooks never
+read ``bundle.obj`` builds none.  Then ``alter_list_data_to_serialize`` (or
+``alter_detail_data_to_serialize``) and the JSON: :func:`simple` is Tastypie's
 ``to_simple`` for plain values and hands every other value to the serializer's own.
+A detail runs the authorization hooks as ``obj_get`` does, between the lookup and the
+first dehydrate hook (``DjonyResource.get_detail``).
 
 Every value a field gets from the rows is computed for the whole page before any hook
 runs, so a row the plan cannot reproduce (:class:`~tastypie_djony.fastpath.Fallback`)
@@ -238,9 +243,9 @@ class PageBundle(Bundle):
     """The ``Bundle`` ``build_bundle(obj=..., request=...)`` gives, its ``obj`` built on first read.
 
     Reading ``bundle.obj`` builds the objects of the whole page (once) and returns this
-    row's: the same Pony object, in the same session, with the same related data
-    loaded, as the general path's bundle holds.  Assigning ``bundle.obj`` works as on a
-    ``Bundle``.
+    row's: the same Pony object, in the same session, as the general path's bundle
+    holds (its related managers load for the whole page, as there).  Assigning
+    ``bundle.obj`` works as on a ``Bundle``.
     """
 
     def __init__(self, objects: Callable[[], list[Any]], position: int, request: Any) -> None:

@@ -12,7 +12,10 @@ object list underneath (:class:`~tastypie_djony.objectlist.DjonyObjectList`:
 Django compiles the filters to SQL, Pony runs it and builds the objects),
 the to-many fields (:class:`~tastypie_djony.fields.SetField`: one query per
 page instead of one per object) and the session each request runs in (a
-Pony ``db_session`` on Django's connection).
+Pony ``db_session`` on Django's connection).  JSON pages are built from rows
+where that gives the same bytes: plain resources without objects
+(:mod:`tastypie_djony.fastpath`), resources with hooks on Tastypie's bundles
+whose objects are built only when read (:mod:`tastypie_djony.hooked`).
 """
 
 from __future__ import annotations
