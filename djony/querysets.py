@@ -20,6 +20,7 @@ on a Django instance at any time.
 from __future__ import annotations
 
 import functools
+import operator
 from collections import namedtuple
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -264,6 +265,78 @@ class PonyQuerySet:
         """Rows of ``fields`` (Django names, ``pk`` allowed), as Django converts them."""
         return type(self)(self.queryset.values_list(*fields)).rows()
 
+    def rows_and_objects(self, fields: list[str]) -> tuple[list[tuple], Callable[[], list[Any]]]:
+        """Rows of ``fields`` now, and this list's objects later, from one query.
+
+        The rows are what :meth:`values_rows` gives; calling the second value
+        builds, from the same query's rows, the objects iterating this list
+        would give (annotations, page marks and loaders included) and makes
+        them this list's result.  So a page can be served from its values and
+        still hand out its objects, once, only if some code asks for them.
+        Only for an unevaluated list of objects (no ``values()``, no result).
+        """
+        if self._result is not None or self.prefetched is not None:
+            raise ValueError("rows_and_objects() needs an unevaluated object list")
+        if self.queryset._iterable_class is not ModelIterable:
+            raise ValueError("rows_and_objects() needs a list of objects")
+        if self.queryset.query.is_empty():
+            return [], self._adopt_objects(list)
+        entity = self.entity
+        attnames, offsets = row_layout(entity)
+        query = self.queryset.query
+        extras = [*query.extra_select, *query.annotation_select]
+        # The entity's columns, then the other columns asked for, then the
+        # annotations (last, where the objects' builder reads them).
+        columns = list(attnames)
+        wanted = [self._column_name(name, columns, extras) for name in fields]
+        selected = [*columns, *extras]
+        queryset = self.queryset.values_list(*selected)
+        compiler = queryset.query.get_compiler(queryset.db)
+        try:
+            sql, params = self._sql(compiler)
+        except EmptyResultSet:
+            return [], self._adopt_objects(list)
+        raw = self._execute(sql, params).fetchall()
+        positions = [selected.index(name) for name in wanted]
+        expressions = [column[0] for column in compiler.select[: compiler.col_count]]
+        converters = {
+            index: converter
+            for index, converter in compiler.get_converters(expressions).items()
+            if index in positions
+        }
+        converted = compiler.apply_converters(raw, converters) if converters else raw
+        pick = operator.itemgetter(*positions) if positions else (lambda row: ())
+        if len(positions) == 1:
+            rows = [(pick(row),) for row in converted]
+        else:
+            rows = [pick(row) for row in converted]
+
+        def objects() -> list[Any]:
+            if not extras:
+                found = [(obj, {}) for obj in entity._fetch_objects(_Rows(raw), offsets)]
+            else:
+                found = _objects_with_values(entity, offsets, compiler, extras, raw)
+            return self._loaded(found)
+
+        return rows, self._adopt_objects(objects)
+
+    def _column_name(self, name: str, columns: list[str], extras: list[str]) -> str:
+        """``name`` as a selected column (``pk`` is the key's attname), added if missing."""
+        if name == "pk":
+            name = self.queryset.model._meta.pk.attname
+        if name not in columns and name not in extras:
+            columns.append(name)
+        return name
+
+    def _adopt_objects(self, build: Callable[[], list[Any]]) -> Callable[[], list[Any]]:
+        def objects() -> list[Any]:
+            if self._result is None:
+                self._result = self._in_session(build, then=load_to_one)
+                self._after_load()
+            return self._result
+
+        return objects
+
     def _fetch(self) -> list[Any]:
         if self._result is None and self.prefetched is not None:
             self._result = self.prefetched()
@@ -271,12 +344,15 @@ class PonyQuerySet:
             iterable = self.queryset._iterable_class
             if iterable is ModelIterable:
                 self._result = self._in_session(self._load, then=load_to_one)
-                Page.mark(self._result)
-                for loader in self.loaders:
-                    loader(self._result)
+                self._after_load()
             else:
                 self._result = _shape(self.queryset, iterable, self.rows())
         return self._result
+
+    def _after_load(self) -> None:
+        Page.mark(self._result)
+        for loader in self.loaders:
+            loader(self._result)
 
     def _in_session(self, work: Any, then: Callable[[Any], None] | None = None) -> Any:
         """Run ``work`` in the current Pony session, or in one of its own.
@@ -293,8 +369,12 @@ class PonyQuerySet:
             return result
 
     def _load(self) -> list[Any]:
+        return self._loaded(self.objects_with_values())
+
+    def _loaded(self, found: list[tuple[Any, dict[str, Any]]]) -> list[Any]:
+        """The objects of :meth:`objects_with_values`, annotated and flavoured."""
         objects = []
-        for obj, values in self.objects_with_values():
+        for obj, values in found:
             for name, value in values.items():
                 setattr(obj, name, value)
             objects.append(obj)
@@ -359,6 +439,19 @@ def load_to_one(objects: list[Any]) -> None:
                 related._load_()  # with the other unloaded objects of its entity
             except UnrepeatableReadError:
                 continue  # a key naming no row: reading it raises later, as on Django's access
+
+
+class _Rows:
+    """Rows already fetched, read by Pony as it reads a cursor."""
+
+    def __init__(self, rows: list) -> None:
+        self._rows = rows
+
+    def fetchall(self) -> list:
+        return self._rows
+
+    def fetchmany(self, size: int) -> list:
+        return self._rows[:size]
 
 
 class Page:

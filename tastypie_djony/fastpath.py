@@ -6,6 +6,9 @@ object is mechanical: read each attribute, ``convert()`` it, turn it into a simp
 (``Serializer.to_simple``) and serialise.  :class:`ListPlan` does the same from the
 columns of one SQL query, never building an ORM object.
 
+Resources with hooks, or with fields only an object can give, are served by
+:class:`tastypie_djony.hooked.BundlePlan`, which reuses these value functions.
+
 Served (``DjonyResource.list_plan`` / ``detail_plan`` return a plan) when all of these hold:
 
 * the request asks for JSON, and the resource does not set ``Meta.fast_path = False``;
@@ -107,7 +110,8 @@ class Fallback(Exception):
     """A row needs Tastypie's own handling (e.g. a missing non-null value)."""
 
 
-#: A value function: the row and this request's URI builders -> the field's value.
+#: A value function: the row and its page's context (this request's URI builders by
+#: :class:`DetailUris`, each to-many field's related keys by owner) -> the field's value.
 Value = Callable[[tuple, dict], Any]
 
 
@@ -121,21 +125,31 @@ class ListPlan:
 
     def __init__(self, resource: Any, base: type, for_list: bool = True) -> None:
         self.resource = resource
+        self.for_list = for_list
         self.columns: list[str] = []
         self.to_many: list[tuple[str, Relation, DetailUris, str]] = []
         self.values: list[tuple[str, Value]] = []
         self.uris: list[DetailUris] = []
         self._check_resource(base)
-        for name, field in resource.fields.items():
-            if callable(field.use_in):
-                raise NotPlannable(f"{name}: callable use_in")
-            if field.use_in not in ("all", "list" if for_list else "detail"):
-                continue
-            if getattr(resource, f"dehydrate_{name}", None) is not None and name != "resource_uri":
-                raise NotPlannable(f"dehydrate_{name}")
-            self._plan_field(name, field)
+        self._plan_fields()
         if self.to_many:
             self._column("pk")
+
+    def _plan_fields(self) -> None:
+        """One value function per field shown, in the resource's field order."""
+        for name, field in self.resource.fields.items():
+            if callable(field.use_in):
+                raise NotPlannable(f"{name}: callable use_in")
+            if field.use_in not in ("all", "list" if self.for_list else "detail"):
+                continue
+            hook = getattr(self.resource, f"dehydrate_{name}", None)
+            if hook is not None and name != "resource_uri":
+                raise NotPlannable(f"dehydrate_{name}")
+            self.values.append((name, self._plan_field(name, field)))
+
+    def converter(self, field: Any) -> Callable[[Any], Any]:
+        """A column value -> what the page shows for ``field`` (here: its simple form)."""
+        return simple_converter(field, self.resource._meta.serializer)
 
     def _check_resource(self, base: type) -> None:
         cls = type(self.resource)
@@ -171,25 +185,18 @@ class ListPlan:
             self.uris.append(uris)
         return uris
 
-    def _plan_field(self, name: str, field: Any) -> None:
+    def _plan_field(self, name: str, field: Any) -> Value:
+        """The value function of one field, or :class:`NotPlannable`."""
         kind = type(field)
         if name == "resource_uri":
-            self.values.append((name, self._resource_uri_value(field)))
-        elif kind in SCALAR_FIELDS:
-            self.values.append((name, self._scalar_value(field)))
-        elif kind in TO_ONE_FIELDS and not field.full:
-            self.values.append((name, self._to_one_value(name, field)))
-        elif kind is SetField and not field.full:
-            relation = Relation.find(self.resource._meta.object_class, field.attribute)
-            if relation is None:
-                raise NotPlannable(f"{name}: not a plain relation")
-            uris = self._uris(field.get_related_resource(None))
-            key_field = uris.key_field(relation.target)
-            if key_field is None:
-                raise NotPlannable(f"{name}: the related URIs need objects")
-            self.to_many.append((name, relation, uris, key_field))
-        else:
-            raise NotPlannable(f"{name}: {kind.__name__}")
+            return self._resource_uri_value(field)
+        if kind in SCALAR_FIELDS:
+            return self._scalar_value(field)
+        if kind in TO_ONE_FIELDS and not field.full:
+            return self._to_one_value(name, field)
+        if kind is SetField and not field.full:
+            return self._to_many_value(name, field)
+        raise NotPlannable(f"{name}: {kind.__name__}")
 
     # -- value functions ----------------------------------------------------
     def _scalar_value(self, field: Any) -> Value:
@@ -198,10 +205,10 @@ class ListPlan:
         if model_field.is_relation or not model_field.concrete:
             raise NotPlannable(f"{field.instance_name} reads a relation")
         index = self._column(model_field.name)
-        convert = simple_converter(field, self.resource._meta.serializer)
+        convert = self.converter(field)
         null, has_default = field.null, field.has_default()
 
-        def value(row: tuple, uris: dict) -> Any:
+        def value(row: tuple, page: dict) -> Any:
             raw = row[index]
             if raw is None:
                 if null:
@@ -228,10 +235,10 @@ class ListPlan:
             "pk" if key_field == self.resource._meta.object_class._meta.pk.name else key_field
         )
 
-        def value(row: tuple, builders: dict) -> Any:
+        def value(row: tuple, page: dict) -> Any:
             if check is not None:
-                check(row, builders)
-            return builders[uris](row[index])
+                check(row, page)
+            return page[uris](row[index])
 
         return value
 
@@ -252,38 +259,59 @@ class ListPlan:
             index = self._column(f"{model_field.name}__{key_field}")
         null = field.null
 
-        def value(row: tuple, builders: dict) -> Any:
+        def value(row: tuple, page: dict) -> Any:
             key = row[index]
             if key is None:
                 if null and row[link] is None:
                     return None
                 raise Fallback
-            return builders[uris](key)
+            return page[uris](key)
+
+        return value
+
+    def _to_many_value(self, name: str, field: Any) -> Value:
+        """The related URIs of a plain to-many relation, read for the whole page at once."""
+        relation = Relation.find(self.resource._meta.object_class, field.attribute)
+        if relation is None:
+            raise NotPlannable(f"{name}: not a plain relation")
+        uris = self._uris(field.get_related_resource(None))
+        key_field = uris.key_field(relation.target)
+        if key_field is None:
+            raise NotPlannable(f"{name}: the related URIs need objects")
+        self.to_many.append((name, relation, uris, key_field))
+        pk = self._column("pk")
+
+        def value(row: tuple, page: dict) -> Any:
+            build = page[uris]
+            return [build(key) for key in page[name][row[pk]]]
 
         return value
 
     # -- running ------------------------------------------------------------
-    def objects(self, object_list: Any) -> list[dict]:
-        """The ``objects`` of a page, as Tastypie would serialise them."""
+    def selected(self, object_list: Any) -> list[str]:
+        """The columns to read for ``object_list``'s page."""
         columns = list(self.columns)
         if object_list.queryset.query.distinct and "pk" not in columns:
             # DISTINCT over a few columns would merge distinct objects with equal values.
             columns.append("pk")
-        rows = object_list.values_rows(columns)
-        builders = {uris: uris.builder() for uris in self.uris}
-        to_many = []
+        return columns
+
+    def page_context(self, rows: list[tuple]) -> dict:
+        """What the value functions share on one page: URI builders, related keys by owner."""
+        page: dict[Any, Any] = {uris: uris.builder() for uris in self.uris}
         if self.to_many:
-            pk_index = columns.index("pk")
+            pk_index = self.columns.index("pk")
             keys = [row[pk_index] for row in rows]
-            for name, relation, uris, key_field in self.to_many:
-                to_many.append((name, relation.related_keys(keys, key_field), builders[uris]))
-        result = []
-        for position, row in enumerate(rows):
-            data = {name: value(row, builders) for name, value in self.values}
-            for name, related_by_owner, build in to_many:
-                data[name] = [build(key) for key in related_by_owner[keys[position]]]
-            result.append(data)
-        return result
+            for name, relation, _uris, key_field in self.to_many:
+                page[name] = relation.related_keys(keys, key_field)
+        return page
+
+    def objects(self, object_list: Any) -> list[dict]:
+        """The ``objects`` of a page, as Tastypie would serialise them."""
+        rows = object_list.values_rows(self.selected(object_list))
+        page = self.page_context(rows)
+        values = self.values
+        return [{name: value(row, page) for name, value in values} for row in rows]
 
 
 def simple_converter(field: Any, serializer: Serializer) -> Callable[[Any], Any]:

@@ -12,7 +12,10 @@ object list underneath (:class:`~tastypie_djony.objectlist.DjonyObjectList`:
 Django compiles the filters to SQL, Pony runs it and builds the objects),
 the to-many fields (:class:`~tastypie_djony.fields.SetField`: one query per
 page instead of one per object) and the session each request runs in (a
-Pony ``db_session`` on Django's connection).
+Pony ``db_session`` on Django's connection).  JSON pages are built from rows
+where that gives the same bytes: plain resources without objects
+(:mod:`tastypie_djony.fastpath`), resources with hooks on Tastypie's bundles
+whose objects are built only when read (:mod:`tastypie_djony.hooked`).
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ from tastypie_djony.fields import (
     as_to_one_field,
     with_mixin,
 )
+from tastypie_djony.hooked import BundlePlan, PageBundle, simple
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import Relation, ToOneRelation, make_loader, make_to_one_loader
 from tastypie_djony.sessions import OutsideRequestMixin, in_session
@@ -198,15 +202,17 @@ class DjonyResource(
 
         One per ``SetField`` whose attribute is a relation name.  Override to
         add loaders of your own (each is called with the page's objects).
+        Each of these has ``djony_field``, the name of its field.
         """
         loaders = []
         model = self._meta.object_class
-        for field in self.fields.values():
+        for name, field in self.fields.items():
             if isinstance(field, SetField):
                 relation = Relation.find(model, field.attribute)
                 if relation is not None:
                     nested = self._nested_loaders(field, depth)
                     loaders.append(make_loader(relation, full=bool(field.full), nested=nested))
+                    loaders[-1].djony_field = name
             elif isinstance(field, DjonyToOneField):
                 relation = ToOneRelation.find(model, field.attribute)
                 # A plain ForeignKey is in the row already (Pony seeds); only
@@ -216,6 +222,7 @@ class DjonyResource(
                     loaders.append(
                         make_to_one_loader(relation, full=bool(field.full), nested=nested)
                     )
+                    loaders[-1].djony_field = name
         return loaders
 
     def _nested_loaders(self, field: Any, depth: int) -> Callable[[list], None] | None:
@@ -225,7 +232,7 @@ class DjonyResource(
         if not isinstance(related_resource, DjonyResource):
             return None
         inner = related_resource.page_loaders(depth + 1)
-        return _chain(inner) if inner else None
+        return chain_loaders(inner) if inner else None
 
     # -- bad input that ModelResource answers with a 500 ------------------------
     def filter_value_to_python(self, value, field_name, filters, filter_expr, filter_type):
@@ -268,37 +275,62 @@ class DjonyResource(
         other formats, and whenever the resource has hooks or fields the plan
         cannot reproduce byte for byte; see :mod:`tastypie_djony.fastpath`.
         """
+        return self._plan(ListPlan, request, for_list)
+
+    def bundle_plan(self, request: Any, for_list: bool = True) -> BundlePlan | None:
+        """How to build this request's JSON page from rows *and* the resource's hooks, or ``None``.
+
+        For resources :meth:`list_plan` declines because of a ``dehydrate()`` or
+        ``dehydrate_<field>()`` hook or a field only an object can give: Tastypie's
+        ``full_dehydrate`` order on bundles whose values come from the page's rows
+        and whose objects are built only when read; see :mod:`tastypie_djony.hooked`.
+        """
+        return self._plan(BundlePlan, request, for_list)
+
+    def _plan(self, kind: type, request: Any, for_list: bool) -> Any:
+        """A plan of ``kind`` for this resource, built once (a refusal is kept too).
+
+        A plan holds what is known before any request (columns, value functions,
+        nested plans); what depends on the request (URI prefixes, language) is
+        read for each page.
+        """
         if not getattr(self._meta, "fast_path", True):
             return None
         if self.determine_format(request) != "application/json":
             return None
-        refused = self.__dict__.setdefault("_not_plannable", set())
-        if for_list in refused:
-            return None
-        try:
-            return ListPlan(self, DjonyResource, for_list=for_list)
-        except NotPlannable:
-            refused.add(for_list)
-            return None
+        plans = self.__dict__.setdefault("_djony_plans", {})
+        key = (kind, for_list)
+        if key not in plans:
+            try:
+                plans[key] = kind(self, DjonyResource, for_list=for_list)
+            except NotPlannable:
+                plans[key] = None
+        return plans[key]
 
-    def detail_plan(self, request: Any) -> ListPlan | None:
-        """The plan for a detail, when the object itself cannot change the answer.
+    def detail_plan(self, request: Any) -> ListPlan | BundlePlan | None:
+        """The plan for a detail (no cache), or ``None``.
 
-        Only with Tastypie's own ``Authorization``/``ReadOnlyAuthorization``
-        (whose ``read_detail`` never looks at the object), the stock
-        ``authorized_read_detail`` and no cache.
+        The row-built :class:`~tastypie_djony.fastpath.ListPlan` only with Tastypie's
+        own ``Authorization``/``ReadOnlyAuthorization`` (whose ``read_detail`` never
+        looks at the object) and the stock ``authorized_read_detail``; otherwise a
+        :class:`~tastypie_djony.hooked.BundlePlan`, whose authorization hooks get the
+        found object (built when they read ``bundle.obj``), as in ``obj_get``.
         """
-        if type(self._meta.authorization) not in (Authorization, ReadOnlyAuthorization):
-            return None
-        if type(self).authorized_read_detail is not Resource.authorized_read_detail:
-            return None
         if type(self._meta.cache) is not NoCache:
             return None
-        return self.list_plan(request, for_list=False)
+        stock_authorization = (
+            type(self._meta.authorization) in (Authorization, ReadOnlyAuthorization)
+            and type(self).authorized_read_detail is Resource.authorized_read_detail
+        )
+        if stock_authorization:
+            plan = self.list_plan(request, for_list=False)
+            if plan is not None:
+                return plan
+        return self.bundle_plan(request, for_list=False)
 
     @in_session()
     def get_detail(self, request: Any, **kwargs: Any) -> Any:
-        """Tastypie's ``get_detail``; the JSON of a plain resource skips the object."""
+        """Tastypie's ``get_detail``; JSON is built from the row (the object only when read)."""
         plan = self.detail_plan(request)
         if plan is None:
             return super().get_detail(request, **kwargs)
@@ -308,28 +340,49 @@ class DjonyResource(
             applicable[self._meta.detail_uri_name] = filters[self._meta.detail_uri_name]
         try:
             object_list = self.apply_filters(request, applicable)
-            found = plan.objects(object_list[:2])
+            if isinstance(plan, BundlePlan):
+                if not isinstance(object_list, DjonyObjectList):
+                    raise Fallback
+                if object_list.entity._database_._get_cache().modified:
+                    raise Fallback  # objects deleted in this session would be left out
+                page = object_list[:2]
+                found = plan.prepare(page.with_loaders(plan.loaders(page)))
+                count = len(found.values)
+            else:
+                found = plan.objects(object_list[:2])
+                count = len(found)
         except ValueError:
             raise NotFound("Invalid resource lookup data provided (mismatched type).") from None
         except Fallback:
             return super().get_detail(request, **kwargs)
-        if not found:
+        if not count:
             return http.HttpNotFound()
-        if len(found) > 1:
+        if count > 1:
             return http.HttpMultipleChoices("More than one resource is found at this URI.")
-        # The stock hook with a stock authorization: it answers without the object.
-        self.authorized_read_detail(object_list, self.build_bundle(request=request))
-        response = HttpResponse(
-            render_json(found[0]), content_type=build_content_type("application/json")
-        )
+        if isinstance(plan, BundlePlan):
+            # As obj_get: the hooks get the filtered list and a bundle of the found object,
+            # and what they leave in bundle.obj is the object dehydrated.
+            checked = PageBundle(found.objects, 0, request)
+            self.authorized_read_detail(object_list, checked)
+            if checked.holds_its_row():
+                bundle = plan.dehydrate_row(found, 0, request)
+            else:
+                bundle = self.full_dehydrate(self.build_bundle(obj=checked.obj, request=request))
+            bundle = self.alter_detail_data_to_serialize(request, bundle)
+            body = render_json(simple(bundle, self._meta.serializer, {}))
+        else:
+            # The stock hook with a stock authorization: it answers without the object.
+            self.authorized_read_detail(object_list, self.build_bundle(request=request))
+            body = render_json(found[0])
+        response = HttpResponse(body, content_type=build_content_type("application/json"))
         if verifying():
             check_same_answer(self, request, response, super().get_detail(request, **kwargs))
         return response
 
     @in_session()
     def get_list(self, request: Any, **kwargs: Any) -> Any:
-        """Tastypie's ``get_list``; JSON pages of plain resources skip the objects."""
-        plan = self.list_plan(request)
+        """Tastypie's ``get_list``; JSON pages are built from rows (objects only when read)."""
+        plan = self.list_plan(request) or self.bundle_plan(request)
         if plan is None:
             return super().get_list(request, **kwargs)
         base_bundle = self.build_bundle(request=request)
@@ -345,6 +398,8 @@ class DjonyResource(
         )
         page = paginator.page()
         collection = self._meta.collection_name
+        if isinstance(plan, BundlePlan):
+            return self._bundle_list(request, page, plan)
         try:
             if not isinstance(page[collection], DjonyObjectList):
                 raise Fallback
@@ -357,6 +412,29 @@ class DjonyResource(
         simple[collection] = rows
         response = HttpResponse(
             render_json(simple), content_type=build_content_type("application/json")
+        )
+        if verifying():
+            check_same_answer(self, request, response, self._general_list(request, page))
+        return response
+
+    def _bundle_list(self, request: Any, page: dict, plan: BundlePlan) -> HttpResponse:
+        """The rest of ``get_list`` with :class:`~tastypie_djony.hooked.BundlePlan`'s bundles."""
+        collection = self._meta.collection_name
+        object_list = page[collection]
+        try:
+            if not isinstance(object_list, DjonyObjectList) or object_list._result is not None:
+                raise Fallback
+            if object_list.entity._database_._get_cache().modified:
+                raise Fallback  # objects deleted in this session would leave the page
+            bundles = plan.bundles(object_list.with_loaders(plan.loaders(object_list)), request)
+        except Fallback:
+            return self._general_list(request, page)
+        served = dict(page)
+        served[collection] = bundles
+        served = self.alter_list_data_to_serialize(request, served)
+        response = HttpResponse(
+            render_json(simple(served, self._meta.serializer, {})),
+            content_type=build_content_type("application/json"),
         )
         if verifying():
             check_same_answer(self, request, response, self._general_list(request, page))
@@ -417,7 +495,9 @@ class DjonyResource(
         return wrapper
 
 
-def _chain(loaders: list[Callable[[list], None]]) -> Callable[[list], None]:
+def chain_loaders(loaders: list[Callable[[list], None]]) -> Callable[[list], None]:
+    """One loader running ``loaders`` in turn."""
+
     def load(objects: list) -> None:
         for loader in loaders:
             loader(objects)

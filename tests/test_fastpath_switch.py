@@ -12,6 +12,7 @@ import pytest
 from django.test import RequestFactory, override_settings
 
 from tastypie_djony.fastpath import FastPathMismatch
+from tastypie_djony.hooked import BundlePlan
 from tests.zoo.testing import zoo  # noqa: F401
 from tests.zoo.urls import APIS
 
@@ -50,9 +51,10 @@ def test_the_off_switch(name):
 
 
 @pytest.mark.parametrize("name", ["odd_denied", "forbidden_detail"])
-def test_details_with_an_authorization_hook_are_declined(name):
+def test_details_with_an_authorization_hook_take_the_bundle_plan(name):
+    """Not the row-built plan: the hook gets the found object, as in ``obj_get``."""
     assert resource("zf", name).list_plan(request()) is not None
-    assert resource("zf", name).detail_plan(request()) is None
+    assert type(resource("zf", name).detail_plan(request())) is BundlePlan
 
 
 def test_other_formats_are_declined():

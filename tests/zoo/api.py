@@ -17,10 +17,12 @@ differently from ModelResource (issue 11).
 from __future__ import annotations
 
 import datetime
+from decimal import Decimal
 
 from tastypie import fields
 from tastypie.api import Api
 from tastypie.authorization import Authorization, ReadOnlyAuthorization
+from tastypie.bundle import Bundle
 from tastypie.exceptions import ImmediateHttpResponse, Unauthorized
 from tastypie.http import HttpForbidden
 from tastypie.paginator import Paginator
@@ -287,7 +289,128 @@ def build_zoo_api(api_name: str, kind: str) -> tuple[Api, Api]:
             fields=["name"],
         )
 
+    # -- hooks (issue 12: served by tastypie_djony.hooked) -------------------------------
+    class HookedAnimalResource(base):
+        """Hooks as real resources write them; each shows what it saw in ``bundle.data``."""
+
+        keeper = fields.ToOneField(CaretakerResource, "keeper", null=True)
+        labels = fields.ToManyField(LabelResource, "labels", null=True)
+        # asked with the bundle: which fields were filled before it
+        shy = fields.CharField("slug", use_in=lambda bundle: "labels" in bundle.data)
+
+        Meta = meta(
+            Animal.objects.all(),
+            resource_name="hooked_animal",
+            filtering={"number": ("gt", "in")},
+            ordering=["name"],
+        )
+
+        def dehydrate_name(self, bundle):
+            return f"{bundle.data['name']}:{'/'.join(bundle.data)}"
+
+        def dehydrate_born(self, bundle):
+            born = bundle.data["born"]  # a datetime (as convert leaves it) or None
+            return born if born is None else born.replace(year=2000)
+
+        def dehydrate_weight(self, bundle):
+            weight = bundle.data["weight"]  # a Decimal or None
+            return weight if weight is None else weight * 2
+
+        def dehydrate(self, bundle):
+            bundle.data["seen"] = list(bundle.data)
+            if bundle.data["number"] % 2:  # only some rows read their object
+                animal = bundle.obj
+                bundle.data["object"] = repr(animal)
+                bundle.data["keeper_name"] = animal.keeper.name if animal.keeper else None
+                bundle.data["label_count"] = animal.labels.count()
+                bundle.data["url"] = animal.get_absolute_url()
+            bundle.data["extras"] = {
+                "pair": (1, "a"),
+                "day": datetime.date(2020, 1, 2),
+                "when": datetime.datetime(2020, 1, 2, 3, 4, 5, tzinfo=datetime.UTC),
+                "price": Decimal("1.50"),
+                "nothing": None,
+                "ratio": 0.25,
+            }
+            return bundle
+
+        def alter_list_data_to_serialize(self, request, data):
+            data["meta"]["hooked"] = [type(item).__name__ == "dict" for item in data["objects"]]
+            return data
+
+    class FullHookedAnimalResource(base):
+        """``full=True`` to-one and to-many with hooks reading the nested bundles."""
+
+        keeper = fields.ToOneField(CaretakerResource, "keeper", null=True, full=True)
+        labels = fields.ToManyField(LabelResource, "labels", null=True, full=True)
+        mother = fields.ToOneField("self", "mother", null=True)
+
+        Meta = meta(
+            Animal.objects.all(),
+            resource_name="full_hooked_animal",
+            fields=["name"],
+            filtering={"name": ("exact",)},
+        )
+
+        def dehydrate_labels(self, bundle):
+            seen = "/".join(bundle.data)  # the fields filled before it
+            return [seen, *(label.data["text"].upper() for label in bundle.data["labels"])]
+
+        def dehydrate(self, bundle):
+            keeper = bundle.data["keeper"]
+            bundle.data["keeper_repr"] = None if keeper is None else repr(keeper.obj)
+            return bundle
+
+    class HookedKeeperResource(base):
+        """Nested with ``full=True``: its hooks run per owner, in detail mode (Tastypie's)."""
+
+        favourites = fields.ToManyField(
+            AnimalByNumberResource, "favourites", null=True, full=True, use_in="detail"
+        )
+
+        Meta = meta(Caretaker.objects.all(), resource_name="hooked_keeper")
+
+        def dehydrate_name(self, bundle):
+            return f"{bundle.data['name']}:{'/'.join(bundle.data)}"
+
+        def dehydrate(self, bundle):
+            bundle.data["animal_count"] = bundle.obj.animal_set.count()
+            return bundle
+
+    class NestingAnimalResource(base):
+        """``full=True`` two levels deep; ``full_list=False``: URIs in lists only."""
+
+        keeper = fields.ToOneField(HookedKeeperResource, "keeper", null=True, full=True)
+        habitats = fields.ToManyField(HabitatResource, "habitats", null=True, full=True)
+        labels = fields.ToManyField(
+            LabelResource, "labels", null=True, full=True, full_list=False
+        )
+
+        Meta = meta(
+            Animal.objects.all(), resource_name="nesting_animal", fields=["name", "number"]
+        )
+
+        def dehydrate(self, bundle):
+            bundle.data["habitat_names"] = [h.data["name"] for h in bundle.data["habitats"]]
+            return bundle
+
+    class ReplacingAnimalResource(base):
+        """``dehydrate()`` returns another bundle; ``bundle.obj`` is assigned."""
+
+        Meta = meta(Animal.objects.all(), resource_name="replacing_animal", fields=["name"])
+
+        def dehydrate(self, bundle):
+            other = Bundle(obj=bundle.obj, data={"only": bundle.data["name"]})
+            other.obj = bundle.obj.mother
+            other.data["mother"] = repr(other.obj)
+            return other
+
     resources = [
+        HookedAnimalResource,
+        FullHookedAnimalResource,
+        HookedKeeperResource,
+        NestingAnimalResource,
+        ReplacingAnimalResource,
         AbsoluteAnimalResource,
         CaretakerResource,
         LabelResource,
