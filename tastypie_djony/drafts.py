@@ -481,9 +481,15 @@ def as_entity(field: models.Field, value: Any) -> Any:
     return entity_for(field.related_model, write_alias(field.model))[value.pk]
 
 
+# Text as Django saves it: get_prep_value is all the parsing save() does (a
+# GenericIPAddressField cleans an IPv6 address there and keeps malformed text as it is,
+# where to_python would refuse it).
+_SAVED_AS_TEXT = (models.CharField, models.TextField, models.GenericIPAddressField)
+
+
 def prepare(field: models.Field, value: Any) -> Any:
     """A request value as the Django field saves it (parsed, made aware, named)."""
-    if isinstance(value, str) and not isinstance(field, (models.CharField, models.TextField)):
+    if isinstance(value, str) and not isinstance(field, _SAVED_AS_TEXT):
         value = field.to_python(value)
     return field.get_prep_value(value)
 

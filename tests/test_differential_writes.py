@@ -529,6 +529,10 @@ case(
 )
 case("post_alltypes_day_invalid", C, post("alltypes/", {"day": "2023-02-30"}), expect=400)
 case("post_alltypes_uuid_invalid", C, post("alltypes/", {"uid": "not-a-uuid"}), expect=400)
+# Django's save() keeps a malformed IP address as text (get_prep_value only cleans
+# what parses) and ModelResource answers 201.
+case("post_alltypes_ip_malformed", C, post("alltypes/", {"ip": "1:x::"}), expect=201)
+case("put_alltypes_ip_malformed", C, put("alltypes/1/", {"ip": "::ffff:1.2.3"}), expect=200)
 case(
     "post_alltypes_nulls",
     C,
