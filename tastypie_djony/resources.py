@@ -135,6 +135,11 @@ def _served_by_pony(get_object_list: Callable) -> Callable:
     return wrapper
 
 
+#: What a resource instance keeps once built: :func:`~tastypie_djony.uris.uris_of`'s
+#: URIs and the fast path's plans.
+BUILT_ON_USE = ("_djony_uris", "_djony_plans")
+
+
 class DjonyResource(
     OutsideRequestMixin, PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarativeMetaclass
 ):
@@ -157,6 +162,19 @@ class DjonyResource(
                 self.fields[name] = as_to_one_field(field)
             elif isinstance(field, FileField):
                 self.fields[name] = as_file_field(field, self._meta.object_class)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The instance without what it builds on first use (URI templates, plans).
+
+        A copy or a pickle builds them again.  Tastypie copies resources: each
+        related field keeps the related resource it made, and every new instance
+        of a resource deep-copies its class's fields (a URI template holds the
+        URLconf's resolver, which cannot be copied).
+        """
+        state = dict(self.__dict__)
+        for name in BUILT_ON_USE:
+            state.pop(name, None)
+        return state
 
     @stock_uri_method
     def get_resource_uri(

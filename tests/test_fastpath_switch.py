@@ -102,3 +102,19 @@ def test_verification_accepts_rows_the_ordering_does_not_decide_between() -> Non
     assert _same_rows_in_another_order(page, swapped)
     assert not _same_rows_in_another_order(page, swapped.replace(b'"id": 1', b'"id": 3'))
     assert not _same_rows_in_another_order(page, swapped.replace(b"2}, ", b"3}, "))
+
+
+@pytest.mark.parametrize("api_name", ["zf", "zg"])
+def test_a_resource_that_has_served_requests_can_be_copied(zoo, api_name):  # noqa: F811
+    """Tastypie deep-copies resources (a related field keeps the resource it made, and
+    each new instance copies its class's fields); what a resource builds on first use
+    (URI templates holding the resolver, plans) is left to the copy to build again."""
+    import copy
+
+    zoo.check("hooked_animal/<a1>/")
+    zoo.check("full_hooked_animal/")
+    served = resource(api_name, "full_hooked_animal")
+    copied = copy.deepcopy(served)
+    assert not any(name.startswith("_djony_") for name in vars(copied))
+    answer = copied.get_list(request("/zf/full_hooked_animal/"))
+    assert answer.status_code == 200

@@ -55,7 +55,8 @@ class URLconfPerAPIMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        urlconf = urlconf_for(settings.ROOT_URLCONF, request.path_info)
-        if urlconf is not None:
-            request.urlconf = urlconf
+        if not hasattr(request, "urlconf"):  # one chosen before (djony_verify's) is kept
+            urlconf = urlconf_for(settings.ROOT_URLCONF, request.path_info)
+            if urlconf is not None:
+                request.urlconf = urlconf
         return self.get_response(request)
