@@ -261,6 +261,19 @@ class PonyQuerySet:
             rows = [tuple(row) for row in compiler.apply_converters(rows, converters)]
         return rows
 
+    def compiled_rows(self, sql: str, params: tuple, compiled: Any) -> list[tuple]:
+        """:meth:`rows` of SQL compiled before (a :class:`djony.compiled.OneValueQuery`).
+
+        Run on this list's session and database, converted by a compiler of the kept
+        query on this thread's connection.
+        """
+        rows = self._in_session(lambda: self._execute(sql, params).fetchall())
+        compiler = compiled.compiler()
+        converters = compiler.get_converters(compiled.expressions)
+        if converters:
+            rows = [tuple(row) for row in compiler.apply_converters(rows, converters)]
+        return rows
+
     def values_rows(self, fields: list[str]) -> list[tuple]:
         """Rows of ``fields`` (Django names, ``pk`` allowed), as Django converts them."""
         return type(self)(self.queryset.values_list(*fields)).rows()
