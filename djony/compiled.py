@@ -80,6 +80,10 @@ def _last_leaf(node: WhereNode) -> tuple[WhereNode, int] | None:
     return node, index
 
 
+class NotKeptForValue(Exception):
+    """The sample value compiles to no SQL (Django decided the query by itself): ask again."""
+
+
 class OneValueQuery:
     """The SQL of ``finish(base.filter(**{name: value}))`` for any value, compiled once."""
 
@@ -111,7 +115,11 @@ class OneValueQuery:
         sample: Any,
         finish: Callable[[models.QuerySet], models.QuerySet],
     ) -> OneValueQuery | None:
-        """Compile for ``sample``; ``None`` if the query is not one value's (see the module)."""
+        """Compile for ``sample``; ``None`` if the query is not one value's (see the module).
+
+        Raises :class:`NotKeptForValue` when ``sample`` itself compiles to no SQL, and
+        what ``filter()`` raises for it.
+        """
         if not _plain_value(sample):
             return None
         queryset = finish(base().filter(**{name: sample}))
@@ -119,7 +127,7 @@ class OneValueQuery:
         try:
             sql, params = compiler.as_sql()
         except (EmptyResultSet, FullResultSet):
-            return None
+            raise NotKeptForValue from None  # e.g. an integer out of range: try another value
         slotted = finish(base().filter(**{name: sample}))
         found = _last_leaf(slotted.query.where)
         if found is None:

@@ -20,7 +20,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 
-from djony.compiled import OneValueQuery, plain_manager
+from djony.compiled import NotKeptForValue, OneValueQuery, plain_manager
 from djony.registry import entity_for
 
 
@@ -137,14 +137,17 @@ class Relation:
             return DjonyObjectList(queryset).rows()
         object_list = DjonyObjectList(self.target._default_manager.all())
         key = (object_list.db, tuple(columns))
+        compiled = self._compiled.get(key)
         if key not in self._compiled:
-            self._compiled[key] = OneValueQuery.compile(
-                lambda: object_list.queryset,
-                self.path,
-                owner,
-                lambda queryset: queryset.values_list(*columns),
-            )
-        compiled = self._compiled[key]
+            try:
+                compiled = self._compiled[key] = OneValueQuery.compile(
+                    lambda: object_list.queryset,
+                    self.path,
+                    owner,
+                    lambda queryset: queryset.values_list(*columns),
+                )
+            except NotKeptForValue:
+                compiled = None  # this owner's query is Django's; compiled with the next one
         params = compiled.params_for(owner) if compiled is not None else None
         if params is None:
             queryset = object_list.queryset.filter(**{self.path: owner}).values_list(*columns)

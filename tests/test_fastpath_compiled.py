@@ -2,7 +2,9 @@
 
 A detail's to-many keys (one owner) reuse SQL compiled for an earlier request only
 when the related model's default manager is Django's plain one; a default manager
-whose filter changes between two requests is asked again each time.
+whose filter changes between two requests is asked again each time.  A detail's own
+row query is kept only for a resource reading ``Meta.queryset`` as it is: a replaced
+``Meta.queryset`` or an overridden ``get_object_list`` is honoured on every request.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from django.contrib.auth.models import Permission
 from django.db import connection
 
 from djony.compiled import OneValueQuery, plain_manager
+from tests.patterns import api as patterns_api
 from tests.patterns import testing
 from tests.patterns.models import Critique, Label, Novel, PublishedManager
 from tests.test_differential_writes import get
@@ -102,3 +105,49 @@ def test_a_condition_other_than_exact_is_not_kept():
         )
         is None
     )
+
+
+def status_and_body(path: str) -> tuple[int, dict]:
+    client = testing.client_for("alice")
+    req = get(path)
+    response = send(client, API, req.method, req.path, req.body, req.content_type)
+    return response.status_code, json.loads(response.content) if response.content else {}
+
+
+def test_each_detail_gets_its_own_row_from_the_kept_sql():
+    testing.reset()
+    for novel in Novel.objects.all():
+        assert detail(f"novel/{novel.pk}/")["title"] == novel.title
+    assert status_and_body("novel/999/")[0] == 404
+    assert status_and_body("novel/x1/")[0] == 404  # as ModelResource: mismatched type
+
+
+def test_a_replaced_meta_queryset_is_honoured():
+    testing.reset()
+    novel = Novel.objects.first()
+    resource = patterns_api.APIS["v3"]._registry["novel"]
+    assert detail(f"novel/{novel.pk}/")["title"] == novel.title
+    with mock.patch.object(resource._meta, "queryset", Novel.objects.exclude(pk=novel.pk)):
+        assert status_and_body(f"novel/{novel.pk}/")[0] == 404
+    assert detail(f"novel/{novel.pk}/")["title"] == novel.title
+
+
+def test_an_overridden_get_object_list_whose_filter_changes_is_honoured_on_every_request():
+    testing.reset()
+    novel = Novel.objects.order_by("year").first()
+    resource = patterns_api.APIS["v3"]._registry["recentnovel"]
+    reference = patterns_api.APIS["v2"]._registry["recentnovel"]
+    wanted = {"year__gte": novel.year}
+
+    def get_object_list(self, request):
+        return super(type(self), self).get_object_list(request).filter(**wanted)
+
+    with (
+        mock.patch.object(type(resource), "get_object_list", get_object_list),
+        mock.patch.object(type(reference), "get_object_list", get_object_list),
+    ):
+        statuses = []
+        for year in (novel.year, novel.year + 1, novel.year):
+            wanted["year__gte"] = year
+            statuses.append(status_and_body(f"recentnovel/{novel.pk}/")[0])
+    assert statuses == [200, 404, 200]
