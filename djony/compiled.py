@@ -69,14 +69,14 @@ class _NotStatic(Exception):
     """The query cannot be kept with one parameter slot."""
 
 
-def _last_leaf(node: WhereNode) -> tuple[WhereNode, int] | None:
+def last_leaf(node: WhereNode) -> tuple[WhereNode, int] | None:
     """The parent and index of the last leaf of an AND-only, non-negated where tree."""
     if node.connector != "AND" or node.negated or not node.children:
         return None
     index = len(node.children) - 1
     child = node.children[index]
     if isinstance(child, WhereNode):
-        return _last_leaf(child)
+        return last_leaf(child)
     return node, index
 
 
@@ -129,7 +129,7 @@ class OneValueQuery:
         except (EmptyResultSet, FullResultSet):
             raise NotKeptForValue from None  # e.g. an integer out of range: try another value
         slotted = finish(base().filter(**{name: sample}))
-        found = _last_leaf(slotted.query.where)
+        found = last_leaf(slotted.query.where)
         if found is None:
             return None
         parent, index = found

@@ -12,32 +12,94 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import models
 
-from djony.compiled import NotKeptForValue, OneValueQuery
+from django.db.models.lookups import Exact
+from django.db.models.sql.where import WhereNode
+
+from djony.compiled import NotKeptForValue, OneValueQuery, last_leaf
 from djony.querysets import Kept
+
+
+def _static(resource: Any, base: type, applicable: dict) -> bool:
+    """Whether the detail's object list is ``Meta.queryset`` filtered by the URI's value only.
+
+    ``base``: the class whose ``get_object_list``/``apply_filters`` are known to read
+    ``Meta.queryset`` as it is (``DjonyResource``).
+    """
+    cls = type(resource)
+    name = resource._meta.detail_uri_name
+    return (
+        cls.get_object_list is base.get_object_list
+        and cls.apply_filters is base.apply_filters
+        and type(resource._meta.queryset) is models.QuerySet
+        and list(applicable) == [name]
+        and type(applicable[name]) is str
+        and applicable[name] != ""  # Oracle reads '' as NULL: Django's filter decides
+    )
+
+
+def filtered_list(resource: Any, base: type, request: Any, applicable: dict) -> Any:
+    """``resource.apply_filters(request, applicable)``, built from an earlier request's.
+
+    For a static detail (:func:`_static`) the filtered queryset of an earlier request is
+    copied with its last condition (the URI's ``exact`` lookup) made again by Django's
+    lookup class for this value: what ``filter()`` builds for it, without resolving the
+    lookup path again.  ``None`` when not static or not kept yet (the first request
+    keeps its own); the caller then calls ``apply_filters``, which also raises what a
+    value Django refuses raises.
+    """
+    from tastypie_djony.objectlist import DjonyObjectList
+
+    if not _static(resource, base, applicable):
+        return None
+    unfiltered = resource.get_object_list(request)
+    if type(unfiltered) is not DjonyObjectList:
+        return None
+    queryset = resource._meta.queryset
+    store = resource.__dict__.setdefault("_djony_detail_lists", {})
+    entry = store.get(unfiltered.db)
+    if entry is None or entry[0] is not queryset:
+        filtered = unfiltered.filter(**applicable)
+        before, after = _leaves(unfiltered.queryset.query.where), _leaves(filtered.queryset.query.where)
+        last = last_leaf(filtered.queryset.query.where)
+        if last is not None and after == before + 1 and isinstance(last[0].children[last[1]], Exact):
+            store[unfiltered.db] = (queryset, filtered.queryset._chain())
+        return filtered
+    template = entry[1]
+    parent, index = last_leaf(template.query.where)
+    lookup = parent.children[index]
+    try:
+        condition = type(lookup)(lookup.lhs, applicable[resource._meta.detail_uri_name])
+    except (ValueError, TypeError, OverflowError, ValidationError):
+        return None  # apply_filters raises it, as filter() does
+    if condition.rhs is None:
+        return None  # filter() would have made it IS NULL
+    chained = template._chain()
+    parent, index = last_leaf(chained.query.where)
+    parent.children[index] = condition
+    return unfiltered._chain(chained)
+
+
+def _leaves(node: Any) -> int:
+    """How many conditions a where tree holds."""
+    if not isinstance(node, WhereNode):
+        return 1
+    return sum(_leaves(child) for child in node.children)
 
 
 def kept_detail(resource: Any, base: type, applicable: dict, object_list: Any) -> Kept | None:
     """The kept-SQL source for this detail's ``object_list[:2]``, or ``None``.
 
-    ``base``: the class whose ``get_object_list``/``apply_filters`` are known to read
-    ``Meta.queryset`` as it is (``DjonyResource``).
+    ``base`` as for :func:`filtered_list`.
     """
     from tastypie_djony.objectlist import DjonyObjectList
 
-    cls = type(resource)
+    if not _static(resource, base, applicable) or type(object_list) is not DjonyObjectList:
+        return None
     queryset = resource._meta.queryset
     name = resource._meta.detail_uri_name
-    if (
-        cls.get_object_list is not base.get_object_list
-        or cls.apply_filters is not base.apply_filters
-        or type(queryset) is not models.QuerySet
-        or list(applicable) != [name]
-        or type(applicable[name]) is not str
-        or type(object_list) is not DjonyObjectList
-    ):
-        return None
     value = applicable[name]
     store = resource.__dict__.setdefault("_djony_detail_sql", {})
 

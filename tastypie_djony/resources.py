@@ -43,7 +43,7 @@ from tastypie.utils.mime import build_content_type
 from djony.registry import writing
 from tastypie_djony.checks import register_resource
 from tastypie_djony.contenttypes import DjonyGenericForeignKeyField
-from tastypie_djony.detailsql import kept_detail
+from tastypie_djony.detailsql import filtered_list, kept_detail
 from tastypie_djony.fastpath import (
     Fallback,
     ListPlan,
@@ -340,7 +340,9 @@ class DjonyResource(
         if self._meta.detail_uri_name in filters:
             applicable[self._meta.detail_uri_name] = filters[self._meta.detail_uri_name]
         try:
-            object_list = self.apply_filters(request, applicable)
+            object_list = filtered_list(self, DjonyResource, request, applicable)
+            if object_list is None:
+                object_list = self.apply_filters(request, applicable)
             kept = kept_detail(self, DjonyResource, applicable, object_list)
             if isinstance(plan, BundlePlan):
                 if not isinstance(object_list, DjonyObjectList):

@@ -15,6 +15,7 @@ from unittest import mock
 import pytest
 from django.contrib.auth.models import Permission
 from django.db import connection
+from pony.orm import db_session
 
 from djony.compiled import OneValueQuery, plain_manager
 from tests.patterns import api as patterns_api
@@ -151,3 +152,25 @@ def test_an_overridden_get_object_list_whose_filter_changes_is_honoured_on_every
             wanted["year__gte"] = year
             statuses.append(status_and_body(f"recentnovel/{novel.pk}/")[0])
     assert statuses == [200, 404, 200]
+
+
+def test_the_detail_list_built_from_an_earlier_one_is_what_apply_filters_gives():
+    from django.test import RequestFactory
+
+    from tastypie_djony.detailsql import filtered_list
+    from tastypie_djony.resources import DjonyResource
+
+    testing.reset()
+    resource = patterns_api.APIS["v3"]._registry["novel"]
+    request = RequestFactory().get("/")
+    first = filtered_list(resource, DjonyResource, request, {"pk": "1"})  # kept from here
+    assert first is not None
+    for value in ("2", "3", "999"):
+        built = filtered_list(resource, DjonyResource, request, {"pk": value})
+        expected = resource.apply_filters(request, {"pk": value})
+        assert str(built.queryset.query) == str(expected.queryset.query)
+        assert len(built.loaders) == len(expected.loaders)
+        with db_session:
+            assert [n.pk for n in built] == [n.pk for n in expected]
+    assert filtered_list(resource, DjonyResource, request, {"pk": "x"}) is None
+    assert filtered_list(resource, DjonyResource, request, {"pk": "2", "title": "x"}) is None
