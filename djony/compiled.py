@@ -28,6 +28,20 @@ from django.db.models.sql.where import WhereNode
 _SLOT = object()
 
 
+class KeptQueries(dict):
+    """Where compiled queries are kept; a copy (``deepcopy`` of a field or resource) starts empty.
+
+    What a query holds (compiled expressions, the objects they name) is not for copying,
+    and a copy compiles its own on its first request.
+    """
+
+    def __copy__(self) -> KeptQueries:
+        return type(self)()
+
+    def __deepcopy__(self, memo: dict) -> KeptQueries:
+        return type(self)()
+
+
 def plain_manager(model: type[models.Model]) -> bool:
     """Whether ``model._default_manager.all()`` is Django's unfiltered ``QuerySet``.
 

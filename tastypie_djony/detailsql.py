@@ -18,7 +18,7 @@ from django.db import models
 from django.db.models.lookups import Exact
 from django.db.models.sql.where import WhereNode
 
-from djony.compiled import NotKeptForValue, OneValueQuery, last_leaf
+from djony.compiled import KeptQueries, NotKeptForValue, OneValueQuery, last_leaf
 from djony.querysets import Kept
 
 
@@ -58,7 +58,7 @@ def filtered_list(resource: Any, base: type, request: Any, applicable: dict) -> 
     if type(unfiltered) is not DjonyObjectList:
         return None
     queryset = resource._meta.queryset
-    store = resource.__dict__.setdefault("_djony_detail_lists", {})
+    store = resource.__dict__.setdefault("_djony_detail_lists", KeptQueries())
     entry = store.get(unfiltered.db)
     if entry is None or entry[0] is not queryset:
         filtered = unfiltered.filter(**applicable)
@@ -101,7 +101,7 @@ def kept_detail(resource: Any, base: type, applicable: dict, object_list: Any) -
     queryset = resource._meta.queryset
     name = resource._meta.detail_uri_name
     value = applicable[name]
-    store = resource.__dict__.setdefault("_djony_detail_sql", {})
+    store = resource.__dict__.setdefault("_djony_detail_sql", KeptQueries())
 
     def kept(fields: list[str]) -> tuple[OneValueQuery, tuple] | None:
         key = (object_list.db, tuple(fields))

@@ -20,7 +20,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 
-from djony.compiled import NotKeptForValue, OneValueQuery, plain_manager
+from djony.compiled import KeptQueries, NotKeptForValue, OneValueQuery, plain_manager
 from djony.registry import entity_for
 
 
@@ -68,7 +68,7 @@ class Relation:
         self.generic = isinstance(field, GenericRelation)
         self.field = field
         #: (alias, columns) -> the one-owner query compiled once (see :meth:`_one_owner_rows`).
-        self._compiled: dict[tuple, OneValueQuery | None] = {}
+        self._compiled: dict[tuple, OneValueQuery | None] = KeptQueries()
         if self.generic:
             self.path = field.object_id_field_name
         elif isinstance(field, models.ManyToManyField):
