@@ -62,9 +62,10 @@ def filtered_list(resource: Any, base: type, request: Any, applicable: dict) -> 
     entry = store.get(unfiltered.db)
     if entry is None or entry[0] is not queryset:
         filtered = unfiltered.filter(**applicable)
-        before, after = _leaves(unfiltered.queryset.query.where), _leaves(filtered.queryset.query.where)
-        last = last_leaf(filtered.queryset.query.where)
-        if last is not None and after == before + 1 and isinstance(last[0].children[last[1]], Exact):
+        where = filtered.queryset.query.where
+        added = _leaves(where) - _leaves(unfiltered.queryset.query.where)
+        last = last_leaf(where)
+        if last is not None and added == 1 and isinstance(last[0].children[last[1]], Exact):
             store[unfiltered.db] = (queryset, filtered.queryset._chain())
         return filtered
     template = entry[1]
