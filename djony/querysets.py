@@ -40,6 +40,11 @@ from pony.orm.core import local as pony_local
 from djony import instances
 
 
+#: Selected column names -> ``(OneValueQuery, params)``: a list's ``values_list(*names)``
+#: compiled before (see :mod:`djony.compiled`), or ``None`` to compile it now.
+Kept = Callable[[list[str]], "tuple[Any, tuple] | None"]
+
+
 class PonyQuerySet:
     """A lazy, chainable list of Pony objects (or value rows) described by a QuerySet.
 
@@ -261,11 +266,33 @@ class PonyQuerySet:
             rows = [tuple(row) for row in compiler.apply_converters(rows, converters)]
         return rows
 
-    def values_rows(self, fields: list[str]) -> list[tuple]:
-        """Rows of ``fields`` (Django names, ``pk`` allowed), as Django converts them."""
+    def compiled_rows(self, sql: str, params: tuple, compiled: Any) -> list[tuple]:
+        """:meth:`rows` of SQL compiled before (a :class:`djony.compiled.OneValueQuery`).
+
+        Run on this list's session and database, converted by a compiler of the kept
+        query on this thread's connection.
+        """
+        rows = self._in_session(lambda: self._execute(sql, params).fetchall())
+        compiler = compiled.compiler()
+        converters = compiler.get_converters(compiled.expressions)
+        if converters:
+            rows = [tuple(row) for row in compiler.apply_converters(rows, converters)]
+        return rows
+
+    def values_rows(self, fields: list[str], kept: Kept | None = None) -> list[tuple]:
+        """Rows of ``fields`` (Django names, ``pk`` allowed), as Django converts them.
+
+        ``kept``: this list's ``values_list(*fields)`` compiled before, if it has one.
+        """
+        compiled = kept(list(fields)) if kept is not None else None
+        if compiled is not None:
+            query, params = compiled
+            return self.compiled_rows(query.sql, params, query)
         return type(self)(self.queryset.values_list(*fields)).rows()
 
-    def rows_and_objects(self, fields: list[str]) -> tuple[list[tuple], Callable[[], list[Any]]]:
+    def rows_and_objects(
+        self, fields: list[str], kept: Kept | None = None
+    ) -> tuple[list[tuple], Callable[[], list[Any]]]:
         """Rows of ``fields`` now, and this list's objects later, from one query.
 
         The rows are what :meth:`values_rows` gives; calling the second value
@@ -290,15 +317,21 @@ class PonyQuerySet:
         columns = list(attnames)
         wanted = [self._column_name(name, columns, extras) for name in fields]
         selected = [*columns, *extras]
-        queryset = self.queryset.values_list(*selected)
-        compiler = queryset.query.get_compiler(queryset.db)
-        try:
-            sql, params = self._sql(compiler)
-        except EmptyResultSet:
-            return [], self._adopt_objects(list)
+        compiled = kept(selected) if kept is not None and not extras else None
+        if compiled is not None:
+            kept_query, params = compiled
+            sql, compiler = kept_query.sql, kept_query.compiler()
+            expressions = kept_query.expressions
+        else:
+            queryset = self.queryset.values_list(*selected)
+            compiler = queryset.query.get_compiler(queryset.db)
+            try:
+                sql, params = self._sql(compiler)
+            except EmptyResultSet:
+                return [], self._adopt_objects(list)
+            expressions = [column[0] for column in compiler.select[: compiler.col_count]]
         raw = self._execute(sql, params).fetchall()
         positions = [selected.index(name) for name in wanted]
-        expressions = [column[0] for column in compiler.select[: compiler.col_count]]
         converters = {
             index: converter
             for index, converter in compiler.get_converters(expressions).items()

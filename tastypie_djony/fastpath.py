@@ -306,9 +306,12 @@ class ListPlan:
                 page[name] = relation.related_keys(keys, key_field)
         return page
 
-    def objects(self, object_list: Any) -> list[dict]:
-        """The ``objects`` of a page, as Tastypie would serialise them."""
-        rows = object_list.values_rows(self.selected(object_list))
+    def objects(self, object_list: Any, kept: Any = None) -> list[dict]:
+        """The ``objects`` of a page, as Tastypie would serialise them.
+
+        ``kept``: the page's query compiled before (:mod:`tastypie_djony.detailsql`).
+        """
+        rows = object_list.values_rows(self.selected(object_list), kept)
         page = self.page_context(rows)
         values = self.values
         return [{name: value(row, page) for name, value in values} for row in rows]

@@ -170,13 +170,14 @@ class BundlePlan(ListPlan):
         """``field.convert``: the value a hook finds in ``bundle.data``."""
         return CONVERSIONS.get(type(field), field.convert)
 
-    def prepare(self, object_list: Any) -> Prepared:
+    def prepare(self, object_list: Any, kept: Any = None) -> Prepared:
         """Read ``object_list``'s page and every value the rows give, before any hook runs.
 
         Raises :class:`~tastypie_djony.fastpath.Fallback` when a row (here or in a
-        nested field) needs the general path.
+        nested field) needs the general path.  ``kept``: the page's query compiled
+        before (:mod:`tastypie_djony.detailsql`).
         """
-        rows, objects = object_list.rows_and_objects(self.selected(object_list))
+        rows, objects = object_list.rows_and_objects(self.selected(object_list), kept)
         page = self.page_context(rows)
         steps = self.steps
         values = [

@@ -20,6 +20,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 
+from djony.compiled import KeptQueries, NotKeptForValue, OneValueQuery, plain_manager
 from djony.registry import entity_for
 
 
@@ -66,6 +67,8 @@ class Relation:
         self.target: type[models.Model] = field.related_model
         self.generic = isinstance(field, GenericRelation)
         self.field = field
+        #: (alias, columns) -> the one-owner query compiled once (see :meth:`_one_owner_rows`).
+        self._compiled: dict[tuple, OneValueQuery | None] = KeptQueries()
         if self.generic:
             self.path = field.object_id_field_name
         elif isinstance(field, models.ManyToManyField):
@@ -106,8 +109,7 @@ class Relation:
             columns = [field.attname for field in self.target._meta.concrete_fields]
             wanted = "pk" if key_field == "pk" else key_field
             index = columns.index(self.target._meta.pk.attname if wanted == "pk" else wanted)
-            queryset = self._related().filter(**{self.path: owner}).values_list(*columns)
-            result[owner] = [row[index] for row in DjonyObjectList(queryset).rows()]
+            result[owner] = [row[index] for row in self._one_owner_rows(owner, columns)]
             return result
         lookup = {str(key): key for key in owner_keys} if self.generic else None
         queryset = (
@@ -118,6 +120,39 @@ class Relation:
         for owner, key in DjonyObjectList(queryset).rows():
             result[lookup[str(owner)] if lookup is not None else owner].append(key)
         return result
+
+
+    def _one_owner_rows(self, owner: Any, columns: list[str]) -> list[tuple]:
+        """The related manager's rows of ``columns`` for ``owner``.
+
+        Its SQL is compiled once per database when the related model's default manager
+        is Django's plain one (:func:`~djony.compiled.plain_manager`: its SQL cannot
+        change between requests) and the relation is not generic (its content type is
+        a value read from the database); ``owner`` stays a parameter.
+        """
+        from tastypie_djony.objectlist import DjonyObjectList
+
+        if self.generic or not plain_manager(self.target):
+            queryset = self._related().filter(**{self.path: owner}).values_list(*columns)
+            return DjonyObjectList(queryset).rows()
+        object_list = DjonyObjectList(self.target._default_manager.all())
+        key = (object_list.db, tuple(columns))
+        compiled = self._compiled.get(key)
+        if key not in self._compiled:
+            try:
+                compiled = self._compiled[key] = OneValueQuery.compile(
+                    lambda: object_list.queryset,
+                    self.path,
+                    owner,
+                    lambda queryset: queryset.values_list(*columns),
+                )
+            except NotKeptForValue:
+                compiled = None  # this owner's query is Django's; compiled with the next one
+        params = compiled.params_for(owner) if compiled is not None else None
+        if params is None:
+            queryset = object_list.queryset.filter(**{self.path: owner}).values_list(*columns)
+            return DjonyObjectList(queryset).rows()
+        return object_list.compiled_rows(compiled.sql, params, compiled)
 
 
 class ToOneRelation:

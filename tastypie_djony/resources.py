@@ -43,6 +43,7 @@ from tastypie.utils.mime import build_content_type
 from djony.registry import writing
 from tastypie_djony.checks import register_resource
 from tastypie_djony.contenttypes import DjonyGenericForeignKeyField
+from tastypie_djony.detailsql import filtered_list, kept_detail
 from tastypie_djony.fastpath import (
     Fallback,
     ListPlan,
@@ -357,17 +358,20 @@ class DjonyResource(
         if self._meta.detail_uri_name in filters:
             applicable[self._meta.detail_uri_name] = filters[self._meta.detail_uri_name]
         try:
-            object_list = self.apply_filters(request, applicable)
+            object_list = filtered_list(self, DjonyResource, request, applicable)
+            if object_list is None:
+                object_list = self.apply_filters(request, applicable)
+            kept = kept_detail(self, DjonyResource, applicable, object_list)
             if isinstance(plan, BundlePlan):
                 if not isinstance(object_list, DjonyObjectList):
                     raise Fallback
                 if object_list.entity._database_._get_cache().modified:
                     raise Fallback  # objects deleted in this session would be left out
                 page = object_list[:2]
-                found = plan.prepare(page.with_loaders(plan.loaders(page)))
+                found = plan.prepare(page.with_loaders(plan.loaders(page)), kept)
                 count = len(found.values)
             else:
-                found = plan.objects(object_list[:2])
+                found = plan.objects(object_list[:2], kept)
                 count = len(found)
         except ValueError:
             raise NotFound("Invalid resource lookup data provided (mismatched type).") from None

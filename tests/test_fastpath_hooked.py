@@ -58,8 +58,8 @@ def page_objects_built(monkeypatch):
     built = []
     rows_and_objects = PonyQuerySet.rows_and_objects
 
-    def spy(self, fields):
-        rows, objects = rows_and_objects(self, fields)
+    def spy(self, fields, kept=None):
+        rows, objects = rows_and_objects(self, fields, kept)
 
         def counted():
             if self._result is None:
