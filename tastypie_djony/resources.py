@@ -137,8 +137,8 @@ def _served_by_pony(get_object_list: Callable) -> Callable:
 
 
 #: What a resource instance keeps once built: :func:`~tastypie_djony.uris.uris_of`'s
-#: URIs and the fast path's plans.
-BUILT_ON_USE = ("_djony_uris", "_djony_plans")
+#: URIs, the fast path's plans, :mod:`~tastypie_djony.detailsql`'s compiled details.
+BUILT_ON_USE = ("_djony_uris", "_djony_plans", "_djony_detail_lists", "_djony_detail_sql")
 
 
 class DjonyResource(
