@@ -10,9 +10,8 @@ for a regular expression it cannot compile.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
-
-from pony.orm.dbproviders import mysql as pony_mysql
 
 from djony import converters
 from djony.backends.base import Backend, once_per_raw_connection
@@ -21,12 +20,21 @@ from djony.backends.base import Backend, once_per_raw_connection
 REGEX_ERRORS = {1139, *range(3684, 3700)}
 
 
-class MySQLProvider(pony_mysql.MySQLProvider):
-    """Pony's MySQL provider with Django's storage."""
+@functools.cache
+def mysql_provider() -> type:
+    """Pony's MySQL provider with Django's storage.
 
-    converter_classes = converters.converter_classes(
-        pony_mysql.MySQLProvider, converters.DJANGO_STORAGE
-    )
+    Built on first use: Pony's MySQL module needs a driver (mysqlclient), which a
+    project on another database has no reason to install.
+    """
+    from pony.orm.dbproviders import mysql as pony_mysql
+
+    class MySQLProvider(pony_mysql.MySQLProvider):
+        converter_classes = converters.converter_classes(
+            pony_mysql.MySQLProvider, converters.DJANGO_STORAGE
+        )
+
+    return MySQLProvider
 
 
 class MySQLBackend(Backend):
@@ -34,7 +42,7 @@ class MySQLBackend(Backend):
     max_rows = 2**64 - 1  # MySQL's LIMIT and OFFSET are unsigned
 
     def provider(self, django_connection: Any) -> type:
-        return MySQLProvider
+        return mysql_provider()
 
     def prepare_connection(self, django_connection: Any) -> None:
         """What Pony's MySQL provider sets on each connection it opens.
