@@ -83,7 +83,7 @@ def test_the_value_stays_a_parameter_and_is_prepared_by_django():
     assert hostile not in compiled.sql and params.count(hostile) == 1
     with connection.cursor() as cursor:
         cursor.execute(compiled.sql, params)
-        assert cursor.fetchall() == []
+        assert list(cursor.fetchall()) == []  # mysqlclient gives a tuple
 
 
 def test_values_django_would_compile_otherwise_are_not_given_the_kept_sql():
