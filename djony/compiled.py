@@ -110,8 +110,11 @@ class OneValueQuery:
         lookup: Lookup,
         fragment: str,
         expressions: list,
+        alias: str,
     ) -> None:
         self.query = query
+        #: The database the SQL was compiled for.
+        self.alias = alias
         #: The selected expressions, as ``SQLCompiler.get_converters`` takes them.
         self.expressions = expressions
         self.sql = sql
@@ -119,7 +122,6 @@ class OneValueQuery:
         self.position = position
         self.lookup = lookup
         self.fragment = fragment
-        self.alias: str = ""
 
     @classmethod
     def compile(
@@ -169,22 +171,18 @@ class OneValueQuery:
             return None
         parent.children[index] = lookup
         expressions = [column[0] for column in compiler.select[: compiler.col_count]]
-        compiled = cls(
-            queryset.query, sql, tuple(params), position, lookup, fragment, expressions
+        return cls(
+            queryset.query, sql, tuple(params), position, lookup, fragment, expressions, queryset.db
         )
-        compiled.alias = queryset.db
-        return compiled
 
     def params_for(self, value: Any) -> tuple | None:
         """The parameters for ``value``, or ``None`` when its SQL would not be the kept SQL.
 
         Django's lookup prepares the value (and raises what ``filter()`` raises for it).
         """
-        if not _plain_value(value):
+        lookup = exact_for(self.lookup, value)
+        if lookup is None:
             return None
-        lookup = type(self.lookup)(self.lookup.lhs, value)
-        if lookup.rhs is None:
-            return None  # Django's filter() would have made it ``IS NULL``
         try:
             fragment, fragment_params = self.compiler().compile(lookup)
         except (EmptyResultSet, FullResultSet):
@@ -198,6 +196,18 @@ class OneValueQuery:
     def compiler(self) -> Any:
         """A compiler of the kept query on this thread's connection (for converters)."""
         return self.query.get_compiler(self.alias)
+
+
+def exact_for(lookup: Lookup, value: Any) -> Lookup | None:
+    """The lookup ``filter()`` builds in place of ``lookup`` for ``value``, prepared by Django.
+
+    ``None`` where ``filter()`` would build another condition (``None`` is ``IS NULL``;
+    an expression, a list, an instance); raises what Django's preparation raises.
+    """
+    if not _plain_value(value):
+        return None
+    condition = type(lookup)(lookup.lhs, value)
+    return None if condition.rhs is None else condition
 
 
 def _plain_value(value: Any) -> bool:

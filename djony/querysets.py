@@ -454,12 +454,11 @@ def load_to_one(objects: list[Any]) -> None:
     cache = objects[0]._session_cache_
     if cache is None or not cache.is_alive:
         return
-    attrs = {
+    attrs = [
         attr
-        for obj in objects[:1]
-        for attr in type(obj)._attrs_
+        for attr in type(objects[0])._attrs_
         if attr.reverse is not None and attr.columns and not attr.is_collection
-    }
+    ]
     pending = {}
     for obj in objects:
         for attr in attrs:

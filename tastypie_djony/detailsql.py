@@ -14,11 +14,10 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import models
-
 from django.db.models.lookups import Exact
 from django.db.models.sql.where import WhereNode
 
-from djony.compiled import KeptQueries, NotKeptForValue, OneValueQuery, last_leaf
+from djony.compiled import KeptQueries, NotKeptForValue, OneValueQuery, exact_for, last_leaf
 from djony.querysets import Kept
 
 
@@ -72,11 +71,11 @@ def filtered_list(resource: Any, base: type, request: Any, applicable: dict) -> 
     parent, index = last_leaf(template.query.where)
     lookup = parent.children[index]
     try:
-        condition = type(lookup)(lookup.lhs, applicable[resource._meta.detail_uri_name])
+        condition = exact_for(lookup, applicable[resource._meta.detail_uri_name])
     except (ValueError, TypeError, OverflowError, ValidationError):
         return None  # apply_filters raises it, as filter() does
-    if condition.rhs is None:
-        return None  # filter() would have made it IS NULL
+    if condition is None:
+        return None  # filter() builds another condition for it
     chained = template._chain()
     parent, index = last_leaf(chained.query.where)
     parent.children[index] = condition

@@ -309,6 +309,7 @@ class DraftRelatedManager(RelatedManager):
         return getattr(self.owner.instance, self.accessor)
 
 
+@functools.cache
 def _to_many(model: type[models.Model], name: str) -> bool:
     """Whether ``name`` is a many-to-many or reverse foreign key accessor of ``model``."""
     for field in model._meta.get_fields():

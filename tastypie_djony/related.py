@@ -121,7 +121,6 @@ class Relation:
             result[lookup[str(owner)] if lookup is not None else owner].append(key)
         return result
 
-
     def _one_owner_rows(self, owner: Any, columns: list[str]) -> list[tuple]:
         """The related manager's rows of ``columns`` for ``owner``.
 
@@ -132,27 +131,29 @@ class Relation:
         """
         from tastypie_djony.objectlist import DjonyObjectList
 
-        if self.generic or not plain_manager(self.target):
-            queryset = self._related().filter(**{self.path: owner}).values_list(*columns)
-            return DjonyObjectList(queryset).rows()
-        object_list = DjonyObjectList(self.target._default_manager.all())
+        if not self.generic and plain_manager(self.target):
+            object_list = DjonyObjectList(self.target._default_manager.all())
+            compiled = self._compiled_for(object_list, owner, columns)
+            params = compiled.params_for(owner) if compiled is not None else None
+            if params is not None:
+                return object_list.compiled_rows(compiled.sql, params, compiled)
+        queryset = self._related().filter(**{self.path: owner}).values_list(*columns)
+        return DjonyObjectList(queryset).rows()
+
+    def _compiled_for(self, object_list: Any, owner: Any, columns: list[str]) -> Any:
+        """The kept one-owner query of ``columns`` on ``object_list``'s database (compiled once)."""
         key = (object_list.db, tuple(columns))
-        compiled = self._compiled.get(key)
         if key not in self._compiled:
             try:
-                compiled = self._compiled[key] = OneValueQuery.compile(
+                self._compiled[key] = OneValueQuery.compile(
                     lambda: object_list.queryset,
                     self.path,
                     owner,
                     lambda queryset: queryset.values_list(*columns),
                 )
             except NotKeptForValue:
-                compiled = None  # this owner's query is Django's; compiled with the next one
-        params = compiled.params_for(owner) if compiled is not None else None
-        if params is None:
-            queryset = object_list.queryset.filter(**{self.path: owner}).values_list(*columns)
-            return DjonyObjectList(queryset).rows()
-        return object_list.compiled_rows(compiled.sql, params, compiled)
+                return None  # this owner's query is Django's; compiled with the next one
+        return self._compiled[key]
 
 
 class ToOneRelation:

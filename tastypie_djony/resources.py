@@ -363,10 +363,7 @@ class DjonyResource(
                 object_list = self.apply_filters(request, applicable)
             kept = kept_detail(self, DjonyResource, applicable, object_list)
             if isinstance(plan, BundlePlan):
-                if not isinstance(object_list, DjonyObjectList):
-                    raise Fallback
-                if object_list.entity._database_._get_cache().modified:
-                    raise Fallback  # objects deleted in this session would be left out
+                _check_rows_serve(object_list)
                 page = object_list[:2]
                 found = plan.prepare(page.with_loaders(plan.loaders(page)), kept)
                 count = len(found.values)
@@ -444,10 +441,7 @@ class DjonyResource(
         collection = self._meta.collection_name
         object_list = page[collection]
         try:
-            if not isinstance(object_list, DjonyObjectList) or object_list._result is not None:
-                raise Fallback
-            if object_list.entity._database_._get_cache().modified:
-                raise Fallback  # objects deleted in this session would leave the page
+            _check_rows_serve(object_list)
             bundles = plan.bundles(object_list.with_loaders(plan.loaders(object_list)), request)
         except Fallback:
             return self._general_list(request, page)
@@ -515,6 +509,16 @@ class DjonyResource(
 
         wrapper.csrf_exempt = True
         return wrapper
+
+
+def _check_rows_serve(object_list: Any) -> None:
+    """Raise :class:`~tastypie_djony.fastpath.Fallback` unless the bundle path may read
+    ``object_list``'s rows: an unevaluated ``DjonyObjectList`` in a session with no
+    unflushed changes (objects deleted in it would be left out of the rows)."""
+    if not isinstance(object_list, DjonyObjectList) or object_list._result is not None:
+        raise Fallback
+    if object_list.entity._database_._get_cache().modified:
+        raise Fallback
 
 
 def chain_loaders(loaders: list[Callable[[list], None]]) -> Callable[[list], None]:

@@ -407,8 +407,6 @@ class PonyWritesMixin:
         """
         from django.contrib.contenttypes.models import ContentType
 
-        from djony.registry import write_alias
-
         related_objects = [unwrap(related) for related in related_objects]
         types = ContentType.objects.db_manager(write_alias(self._meta.object_class))
         content_type = types.get_for_model(obj, for_concrete_model=relation.for_concrete_model)
