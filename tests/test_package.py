@@ -71,8 +71,7 @@ def test_readme_is_a_pypi_page():
     commands = [
         "python3 -m venv .venv && .venv/bin/pip install -e '.[example]' && "
         ".venv/bin/python example_project/manage.py compare",
-        "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && "
-        ".venv/bin/python -m pytest",
+        "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest",
     ]
     for command in commands:
         assert command in README
