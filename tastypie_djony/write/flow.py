@@ -26,8 +26,9 @@ What DjonyResource adds, only around its own steps:
   where Tastypie answers 500.
 
 ``Meta.writes`` is accepted for projects that set it; writes go through the
-Django model whatever it says (``"django"``, the default; ``"pony"``, the
-0.2 Pony write path, is gone: a system check says so).
+Django model whatever it says (``"django"``, the default; ``"pony"``: the Pony
+write path of earlier drafts is gone, and system check ``tastypie_djony.W002``
+says so).
 """
 
 from __future__ import annotations
