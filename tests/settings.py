@@ -112,6 +112,7 @@ INSTALLED_APPS = [
     "tests.zoo",
     "tests.instances",
     "tests.patterns",
+    "tests.tenants",
     "example_project.showcase",
 ]
 
