@@ -119,6 +119,7 @@ def build_api(api_name: str, base: type) -> Api:
             resource_name = "vnote"
 
         def dehydrate(self, bundle):
+            bundle.data["seen"] = [bundle.obj.views, bundle.obj.title]
             Note.objects.filter(pk=bundle.obj.pk).update(views=F("views") + 1)
             owner = bundle.obj.owner
             notes = owner.tenant_notes.all() if owner is not None else []
