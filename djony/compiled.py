@@ -28,23 +28,19 @@ from django.db.models.lookups import Exact, Lookup
 from django.db.models.sql.where import WhereNode
 
 from djony.independent import request_independent
+from djony.kept import BoundedCache
 
 #: Stands for the filter's value among the kept parameters (found by identity).
 _SLOT = object()
 
 
-class KeptQueries(dict):
-    """Where compiled queries are kept; a copy (``deepcopy`` of a field or resource) starts empty.
+class KeptQueries(BoundedCache):
+    """Where compiled queries are kept: at most ``DJONY_CACHE_SIZE`` of them, least
+    recently used first out; a copy (``deepcopy`` of a field or resource) starts empty.
 
     What a query holds (compiled expressions, the objects they name) is not for copying,
     and a copy compiles its own on its first request.
     """
-
-    def __copy__(self) -> KeptQueries:
-        return type(self)()
-
-    def __deepcopy__(self, memo: dict) -> KeptQueries:
-        return type(self)()
 
 
 def plain_manager(model: type[models.Model]) -> bool:

@@ -181,6 +181,8 @@ def _node(node: Any) -> bool:
         return False  # unresolved conditions (FilteredRelation): resolved when compiled
     if kind in PURE_LOOKUPS:
         return _operand(node.lhs, column=True) and _operand(node.rhs)
+    if kind is expressions.F or kind is expressions.OuterRef:
+        return True  # a name, resolved to a column when compiled (checked with the compiler)
     if kind in PURE_NODES:
         if kind in (expressions.Exists, expressions.Subquery):
             return _query(node.query)
