@@ -41,6 +41,7 @@ from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass, Res
 from tastypie.utils.mime import build_content_type
 
 from djony.registry import writing
+from tastypie_djony.bodies import BodiesMixin
 from tastypie_djony.checks import register_resource
 from tastypie_djony.contenttypes import DjonyGenericForeignKeyField
 from tastypie_djony.detailsql import filtered_list, kept_detail
@@ -142,7 +143,11 @@ BUILT_ON_USE = ("_djony_uris", "_djony_plans", "_djony_detail_lists", "_djony_de
 
 
 class DjonyResource(
-    OutsideRequestMixin, PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarativeMetaclass
+    BodiesMixin,
+    OutsideRequestMixin,
+    PonyWritesMixin,
+    BaseModelResource,
+    metaclass=DjonyDeclarativeMetaclass,
 ):
     """A ``ModelResource`` whose reads and writes go through Pony ORM.
 
