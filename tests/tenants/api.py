@@ -7,7 +7,8 @@ Resources: ``note`` (stock authorization: the row-built path), ``hnote`` (a
 ``dehydrate`` hook: the bundle path), ``unote`` (``get_object_list`` by user),
 ``anote`` (an authorization filtering the list and checking each object),
 ``tenant`` (a plain manager whose ``notes`` come through the tenant manager),
-``tag`` and ``comment`` (related resources, tenant-scoped), ``vnote`` (a hook that
+``tag`` and ``comment`` (related resources, tenant-scoped), ``dnote``/``hdnote``
+(a ``distinct()`` list without ``Meta.ordering``), ``vnote`` (a hook that
 updates the row it reads, then reads a related manager).
 """
 
@@ -75,8 +76,8 @@ def build_api(api_name: str, base: type) -> Api:
         class Meta(TenantMeta):
             queryset = Note.objects.all()
             resource_name = "note"
-            fields = ["id", "title", "secret", "views", "score"]
-            filtering = {"title": "exact", "views": ("exact", "range", "gt")}
+            fields = ["id", "title", "secret", "views", "score", "price"]
+            filtering = {"title": "exact", "views": ("exact", "range", "gt"), "score": ("exact", "range"), "price": ("exact", "range")}
             ordering = ["title", "views"]
 
     class HookedNoteResource(NoteResource):
@@ -107,6 +108,23 @@ def build_api(api_name: str, base: type) -> Api:
         class Meta(NoteResource.Meta):
             resource_name = "fnote"
 
+    class DistinctNoteResource(base):
+        """A distinct() list of a model without Meta.ordering: the database decides its order."""
+
+        class Meta(TenantMeta):
+            queryset = Note.objects.filter(tags__name__contains="-").distinct()
+            resource_name = "dnote"
+            fields = ["title", "secret", "views"]
+            filtering = {"views": "exact"}
+
+    class HookedDistinctNoteResource(DistinctNoteResource):
+        class Meta(DistinctNoteResource.Meta):
+            resource_name = "hdnote"
+
+        def dehydrate(self, bundle):
+            bundle.data["shout"] = bundle.obj.title.upper()
+            return bundle
+
     class TenantResource(base):
         notes = fields.ToManyField(NoteResource, "notes", null=True)
 
@@ -136,6 +154,8 @@ def build_api(api_name: str, base: type) -> Api:
         UserNoteResource,
         OwnNoteResource,
         FullNoteResource,
+        DistinctNoteResource,
+        HookedDistinctNoteResource,
         TenantResource,
         ViewedNoteResource,
     ):

@@ -51,6 +51,7 @@ class Note(models.Model):
     secret = models.CharField(max_length=100)
     views = models.IntegerField(default=0)
     score = models.FloatField(default=0.0)
+    price = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
     tags = models.ManyToManyField(Tag, blank=True, related_name="notes")
 
     objects = TenantManager()
