@@ -8,7 +8,7 @@ Resources: ``note`` (stock authorization: the row-built path), ``hnote`` (a
 ``anote`` (an authorization filtering the list and checking each object),
 ``tenant`` (a plain manager whose ``notes`` come through the tenant manager),
 ``tag`` and ``comment`` (related resources, tenant-scoped), ``dnote``/``hdnote``
-(a ``distinct()`` list without ``Meta.ordering``), ``vnote`` (a hook that
+(a ``distinct()`` list without ``Meta.ordering``), ``label`` (a CharField key), ``vnote`` (a hook that
 updates the row it reads, then reads a related manager).
 """
 
@@ -25,7 +25,7 @@ from tastypie.resources import ModelResource
 
 from tastypie_djony.resources import DjonyResource
 from tests.tenants.current import set_tenant
-from tests.tenants.models import Comment, Note, Tag, Tenant
+from tests.tenants.models import Comment, Label, Note, Tag, Tenant
 
 
 class TenantAuthentication(Authentication):
@@ -125,6 +125,11 @@ def build_api(api_name: str, base: type) -> Api:
             bundle.data["shout"] = bundle.obj.title.upper()
             return bundle
 
+    class LabelResource(base):
+        class Meta(TenantMeta):
+            queryset = Label.objects.all()
+            resource_name = "label"
+
     class TenantResource(base):
         notes = fields.ToManyField(NoteResource, "notes", null=True)
 
@@ -157,6 +162,7 @@ def build_api(api_name: str, base: type) -> Api:
         DistinctNoteResource,
         HookedDistinctNoteResource,
         TenantResource,
+        LabelResource,
         ViewedNoteResource,
     ):
         api.register(resource())

@@ -75,3 +75,10 @@ class Comment(models.Model):
     class Meta:
         base_manager_name = "everything"
         ordering = ["pk"]
+
+
+class Label(models.Model):
+    """A model keyed by a CharField (no tenant): a POST may leave the key out."""
+
+    code = models.CharField(max_length=20, primary_key=True)
+    name = models.CharField(max_length=50, blank=True)
