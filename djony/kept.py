@@ -145,3 +145,10 @@ register(
     "on a model's _meta: its primary key and unique fields (djony.managers)",
     "one list per model",
 )
+register(
+    "pony.Database caches",
+    "Pony's per-database caches (_translator_cache, _constructed_sql_cache, _insert_cache): "
+    "keyed by query text and entity; djony gives Pony no text made of request values "
+    "(Django compiles filters, values are parameters)",
+    "one per query shape djony's code builds",
+)
