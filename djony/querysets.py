@@ -320,7 +320,7 @@ class PonyQuerySet:
         return [field.attname for field in model._meta.concrete_fields]
 
     def _in_django_order(self, attnames: list[str], offsets: dict) -> tuple[list[str], dict]:
-        """``attnames`` and their ``offsets`` in :meth:`_django_columns`' order, where it applies."""
+        """``attnames`` and their ``offsets`` in :meth:`_django_columns`' order, if it applies."""
         order = self._django_columns()
         if order is None or not set(attnames) <= set(order):
             return attnames, offsets

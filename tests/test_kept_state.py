@@ -37,10 +37,10 @@ import tastypie_djony.kept  # noqa: F401 (registers tastypie_djony's kinds)
 from djony.compiled import KeptQueries, OneValueQuery
 from djony.independent import request_independent
 from djony.kept import KINDS, BoundedCache, cache_size
-from tastypie_djony.resources import BUILT_ON_USE, DjonyResource
+from tastypie_djony.resources import BUILT_ON_USE
 from tests.tenants import testing
 from tests.tenants.current import CurrentTenant, set_tenant
-from tests.tenants.models import Note, Tag, Tenant
+from tests.tenants.models import TenantNote, TenantTag, Tenant
 
 transactional_db = testing.db_fixture()
 pytestmark = pytest.mark.usefixtures("transactional_db")
@@ -183,7 +183,7 @@ def test_state_that_grows_during_requests_is_registered(small_caches):
     api, urlconf = fresh_api("tenants/kept")
     resources = list(api._registry.values())
     at_start = {id(r): _state_of(r) for r in resources}
-    meta_before = (Note, Tag, Tenant, User)
+    meta_before = (TenantNote, TenantTag, Tenant, User)
 
     workload("tenants/kept", urlconf, rounds=4)
     first = {id(value): len(value) for _where, value in kept_containers(resources)}
@@ -342,7 +342,7 @@ def test_compiled_sql_is_kept_only_for_queries_proved_the_same():
     tenants = [c for w, c in kept if w.startswith("TenantResource") and c is not None]
     assert all(c.query.model is Tenant for c in tenants)
     assert tenants
-    assert not [w for w, c in kept if c is not None and c.query.model in (Note, Tag)]
+    assert not [w for w, c in kept if c is not None and c.query.model in (TenantNote, TenantTag)]
 
 
 def test_copied_filtered_lists_compile_again_for_each_request():
@@ -361,6 +361,7 @@ def test_copied_filtered_lists_compile_again_for_each_request():
 
 def test_structural_tables_hold_one_entry_per_model_or_class():
     from django.apps import apps
+    from django.conf import settings
 
     from djony import registry
     from djony.instances import _FLAVOURS
@@ -368,7 +369,7 @@ def test_structural_tables_hold_one_entry_per_model_or_class():
     from tastypie_djony.fields import _MIXED_CLASSES
 
     models_count = len(apps.get_models(include_auto_created=True))
-    assert len(registry._databases) <= len(__import__("django.conf").conf.settings.DATABASES)
+    assert len(registry._databases) <= len(settings.DATABASES)
     for entities in registry._entities.values():
         assert len(entities) <= models_count
     assert len(_FLAVOURS) <= models_count
@@ -389,6 +390,8 @@ def test_pony_s_caches_do_not_grow_with_the_values_requested(small_caches):
     assert {name: len(getattr(database, name)) for name in PONY_CACHES} == sizes
 
 
+STRUCTURAL = test_structural_tables_hold_one_entry_per_model_or_class
+
 #: Each registered kind -> the test above showing it request-independent or keyed by
 #: what it depends on (structural tables: one entry per model, class or setting).
 KIND_TESTS = {
@@ -398,19 +401,19 @@ KIND_TESTS = {
     "DjonyResource._djony_detail_sql": test_compiled_sql_is_kept_only_for_queries_proved_the_same,
     "Relation._compiled": test_compiled_sql_is_kept_only_for_queries_proved_the_same,
     "Field._djony_relations": test_compiled_sql_is_kept_only_for_queries_proved_the_same,
-    "djony.registry._databases": test_structural_tables_hold_one_entry_per_model_or_class,
-    "djony.registry._entities": test_structural_tables_hold_one_entry_per_model_or_class,
-    "djony.instances._FLAVOURS": test_structural_tables_hold_one_entry_per_model_or_class,
-    "djony.querysets.row_layout": test_structural_tables_hold_one_entry_per_model_or_class,
-    "djony.backends.postgresql.provider_for": test_structural_tables_hold_one_entry_per_model_or_class,
-    "djony.backends.mysql.mysql_provider": test_structural_tables_hold_one_entry_per_model_or_class,
-    "Options._djony_key_fields": test_structural_tables_hold_one_entry_per_model_or_class,
-    "tastypie_djony.fields._MIXED_CLASSES": test_structural_tables_hold_one_entry_per_model_or_class,
-    "tastypie_djony.drafts._with_meta": test_structural_tables_hold_one_entry_per_model_or_class,
-    "tastypie_djony.drafts._to_many": test_structural_tables_hold_one_entry_per_model_or_class,
-    "tastypie_djony.uris._STOCK": test_structural_tables_hold_one_entry_per_model_or_class,
-    "tastypie_djony.checks.RESOURCE_CLASSES": test_structural_tables_hold_one_entry_per_model_or_class,
-    "tastypie_djony.verify.twins._METACLASSES": test_structural_tables_hold_one_entry_per_model_or_class,
+    "djony.registry._databases": STRUCTURAL,
+    "djony.registry._entities": STRUCTURAL,
+    "djony.instances._FLAVOURS": STRUCTURAL,
+    "djony.querysets.row_layout": STRUCTURAL,
+    "djony.backends.postgresql.provider_for": STRUCTURAL,
+    "djony.backends.mysql.mysql_provider": STRUCTURAL,
+    "Options._djony_key_fields": STRUCTURAL,
+    "tastypie_djony.fields._MIXED_CLASSES": STRUCTURAL,
+    "tastypie_djony.drafts._with_meta": STRUCTURAL,
+    "tastypie_djony.drafts._to_many": STRUCTURAL,
+    "tastypie_djony.uris._STOCK": STRUCTURAL,
+    "tastypie_djony.checks.RESOURCE_CLASSES": STRUCTURAL,
+    "tastypie_djony.verify.twins._METACLASSES": STRUCTURAL,
     "pony.Database caches": test_pony_s_caches_do_not_grow_with_the_values_requested,
 }
 
@@ -429,17 +432,17 @@ def _query(queryset: models.QuerySet):
 @pytest.mark.parametrize(
     "queryset, independent",
     [
-        (lambda: Note.everything.all(), True),
-        (lambda: Note.everything.filter(title="x", views__gt=3).exclude(score=1.5), True),
-        (lambda: Note.everything.filter(tenant__name__in=["a", "b"]).order_by("-views"), True),
-        (lambda: Note.everything.filter(owner=None, title__regex="^a"), True),
-        (lambda: Note.everything.order_by(F("views").desc(nulls_last=True)), True),
-        (lambda: Note.objects.all(), False),  # the thread-local tenant
-        (lambda: Note.everything.filter(tenant_id=CurrentTenant()), False),
-        (lambda: Tenant.objects.filter(notes__in=Subquery(Note.objects.values("pk"))), False),
-        (lambda: Tenant.objects.filter(pk__in=Subquery(Note.everything.values("tenant"))), True),
-        (lambda: Note.everything.filter(owner__date_joined__year=2020), False),  # time zone
-        (lambda: Note.everything.filter(owner__date_joined__date="2020-01-01"), False),
+        (lambda: TenantNote.everything.all(), True),
+        (lambda: TenantNote.everything.filter(title="x", views__gt=3).exclude(score=1.5), True),
+        (lambda: TenantNote.everything.filter(tenant__name__in=["a", "b"]).order_by("-views"), True),
+        (lambda: TenantNote.everything.filter(owner=None, title__regex="^a"), True),
+        (lambda: TenantNote.everything.order_by(F("views").desc(nulls_last=True)), True),
+        (lambda: TenantNote.objects.all(), False),  # the thread-local tenant
+        (lambda: TenantNote.everything.filter(tenant_id=CurrentTenant()), False),
+        (lambda: Tenant.objects.filter(notes__in=Subquery(TenantNote.objects.values("pk"))), False),
+        (lambda: Tenant.objects.filter(pk__in=Subquery(TenantNote.everything.values("tenant"))), True),
+        (lambda: TenantNote.everything.filter(owner__date_joined__year=2020), False),  # time zone
+        (lambda: TenantNote.everything.filter(owner__date_joined__date="2020-01-01"), False),
         (
             lambda: Tenant.objects.annotate(
                 acme=FilteredRelation("notes", condition=Q(notes__title="x"))
@@ -448,7 +451,7 @@ def _query(queryset: models.QuerySet):
         ),
         (
             lambda: Tenant.objects.filter(
-                pk__in=Subquery(Note.everything.filter(tenant=OuterRef("pk")).values("tenant"))
+                pk__in=Subquery(TenantNote.everything.filter(tenant=OuterRef("pk")).values("tenant"))
             ),
             True,
         ),
@@ -460,10 +463,10 @@ def test_request_independent_is_proved_from_the_query(queryset, independent):
 
 def test_a_tenant_scoped_detail_is_not_compiled_once():
     compiled = OneValueQuery.compile(
-        lambda: Note.objects.all(), "pk", 1, lambda qs: qs[:2].values_list("pk", "secret")
+        lambda: TenantNote.objects.all(), "pk", 1, lambda qs: qs[:2].values_list("pk", "secret")
     )
     assert compiled is None
     plain = OneValueQuery.compile(
-        lambda: Note.everything.all(), "pk", 1, lambda qs: qs[:2].values_list("pk", "secret")
+        lambda: TenantNote.everything.all(), "pk", 1, lambda qs: qs[:2].values_list("pk", "secret")
     )
     assert plain is not None and request_independent(plain.query)

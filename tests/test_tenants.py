@@ -1,4 +1,4 @@
-"""A thread-local tenant, per-user lists and per-object authorization: same answers as ModelResource.
+"""A thread-local tenant, per-user lists, per-object authorization: ModelResource's answers.
 
 The tenant app's default managers scope every query by the current tenant, an
 expression read when the query is compiled (:mod:`tests.tenants`).  Whatever

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from tests.tenants import testing
-from tests.tenants.models import Note, Tag, Tenant
+from tests.tenants.models import TenantNote, TenantTag, Tenant
 from tests.write_api import api_client
 
 transactional_db = testing.db_fixture()
@@ -43,14 +43,14 @@ def many_rows() -> None:
     """Notes whose keys, titles and secrets sort in different orders, each with two tags."""
     acme = Tenant.objects.get(name="acme")
     for index in range(40):
-        note = Note.everything.create(
+        note = TenantNote.everything.create(
             tenant=acme,
             title=f"t{(index * 7) % 40:02d}",
             secret=f"s{(index * 13) % 40:02d}",
             views=(index * 3) % 5,
         )
         for name in ("x-1", "x-2"):
-            tag = Tag.everything.create(tenant=acme, name=f"{name}-{index}")
+            tag = TenantTag.everything.create(tenant=acme, name=f"{name}-{index}")
             note.tags.add(tag)
 
 

@@ -1,7 +1,7 @@
 """A request sees the database as Django would: rows that change under it are read as they are.
 
 Django has no repeatable-read check: a hook that updates the row it is dehydrating
-(``Note.objects.filter(pk=...).update(views=F("views") + 1)``) and then reads a
+(``TenantNote.objects.filter(pk=...).update(views=F("views") + 1)``) and then reads a
 related manager that returns that row again gets the new values.  Pony, by default,
 refuses a load that finds a value it has already handed out changed
 (``UnrepeatableReadError``: a 500).  DjonyResource's sessions take the stored values
@@ -19,7 +19,7 @@ from django.db import connection
 from pony.orm import db_session
 
 from tests.tenants import testing
-from tests.tenants.models import Note
+from tests.tenants.models import TenantNote
 
 transactional_db = testing.db_fixture()
 pytestmark = pytest.mark.usefixtures("transactional_db", "unverified")
@@ -49,10 +49,10 @@ def test_a_hook_that_updates_its_row_then_reads_it_again(path):
 def test_the_row_read_again_in_one_session_has_the_stored_values():
     testing.reset()
     with db_session:
-        note = Note.p[1]
+        note = TenantNote.p[1]
         assert note.views == 0
-        Note.everything.filter(pk=1).update(views=5, title="changed")
-        again = Note.p.select(lambda n: n.id == 1)[:]
+        TenantNote.everything.filter(pk=1).update(views=5, title="changed")
+        again = TenantNote.p.select(lambda n: n.id == 1)[:]
         assert again == [note]
         assert (note.views, note.title) == (5, "changed")
 
@@ -72,14 +72,14 @@ def test_a_float_that_is_not_equal_to_itself_is_no_change(value):
         answers = []
         for api in testing.APIS:
             testing.reset()
-            Note.everything.filter(pk__in=(1, 3)).update(score=value)
+            TenantNote.everything.filter(pk__in=(1, 3)).update(score=value)
             answers.append(testing.answer(api, "ann", path))
         assert answers[1] == answers[0], path
         assert answers[0][0] == 200
     with db_session:
-        note = Note.p[1]
+        note = TenantNote.p[1]
         first = note.score
-        Note.p.select(lambda n: n.id == 1)[:]  # the row loaded again: no error
+        TenantNote.p.select(lambda n: n.id == 1)[:]  # the row loaded again: no error
         assert note.score == first or (math.isnan(first) and math.isnan(note.score))
 
 
@@ -99,7 +99,7 @@ def test_hooks_reading_rows_while_other_clients_update_them():
             while not stop.is_set():
                 step += 1
                 for pk in (1, 3):  # one row per statement: writers never wait on each other
-                    Note.everything.filter(pk=pk).update(title=f"t{step}", views=step)
+                    TenantNote.everything.filter(pk=pk).update(title=f"t{step}", views=step)
         except BaseException as exc:  # noqa: BLE001 (reported below)
             errors.append(repr(exc))
         finally:

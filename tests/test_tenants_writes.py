@@ -18,7 +18,7 @@ import pytest
 from django.db import connection, connections
 
 from tests.tenants import testing
-from tests.tenants.models import Label, Note
+from tests.tenants.models import TenantLabel, TenantNote
 from tests.write_api import api_client
 
 transactional_db = testing.db_fixture()
@@ -35,7 +35,7 @@ def write(api: str, method: str, path: str, body, user: str = "ann"):
 
 
 def note_row(pk: int) -> dict:
-    return Note.everything.filter(pk=pk).values("title", "secret", "views", "score").get()
+    return TenantNote.everything.filter(pk=pk).values("title", "secret", "views", "score").get()
 
 
 @pytest.mark.skipif(connection.vendor == "sqlite", reason="needs a connection per thread")
@@ -73,7 +73,7 @@ def test_a_patch_of_a_row_holding_nan(path):
     answers = []
     for api in testing.APIS:
         testing.reset()
-        Note.everything.filter(pk=1).update(score=math.nan)
+        TenantNote.everything.filter(pk=1).update(score=math.nan)
         response = write(api, "PATCH", path, {"title": "renamed"})
         row = note_row(1)
         answers.append((response.status_code, row["title"], math.isnan(row["score"])))
@@ -85,9 +85,9 @@ def test_a_patch_of_a_row_holding_nan(path):
 def test_a_post_to_a_charfield_key_without_a_value():
     answers = []
     for api in testing.APIS:
-        Label.objects.all().delete()
+        TenantLabel.objects.all().delete()
         response = write(api, "POST", "label/", {"name": "no key"})
-        answers.append((response.status_code, list(Label.objects.values_list("code", "name"))))
+        answers.append((response.status_code, list(TenantLabel.objects.values_list("code", "name"))))
     assert answers[0][0] == 201
     assert answers[1] == answers[0]
 
@@ -99,6 +99,6 @@ def test_a_patch_whose_to_many_value_is_not_a_uri(value):
     for api in testing.APIS:
         testing.reset()
         response = write(api, "PATCH", "note/1/", f'{{"tags": {value}}}')
-        tags = list(Note.everything.get(pk=1).tags.values_list("pk", flat=True))
+        tags = list(TenantNote.everything.get(pk=1).tags.values_list("pk", flat=True))
         answers.append((response.status_code, tags))
     assert answers[1] == answers[0]

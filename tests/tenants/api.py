@@ -8,8 +8,8 @@ Resources: ``note`` (stock authorization: the row-built path), ``hnote`` (a
 ``anote`` (an authorization filtering the list and checking each object),
 ``tenant`` (a plain manager whose ``notes`` come through the tenant manager),
 ``tag`` and ``comment`` (related resources, tenant-scoped), ``dnote``/``hdnote``
-(a ``distinct()`` list without ``Meta.ordering``), ``label`` (a CharField key), ``vnote`` (a hook that
-updates the row it reads, then reads a related manager).
+(a ``distinct()`` list without ``Meta.ordering``), ``label`` (a CharField key), ``vnote``
+(a hook that updates the row it reads, then reads a related manager).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from tastypie.resources import ModelResource
 
 from tastypie_djony.resources import DjonyResource
 from tests.tenants.current import set_tenant
-from tests.tenants.models import Comment, Label, Note, Tag, Tenant
+from tests.tenants.models import TenantComment, TenantLabel, TenantNote, TenantTag, Tenant
 
 
 class TenantAuthentication(Authentication):
@@ -60,13 +60,13 @@ def build_api(api_name: str, base: type) -> Api:
 
     class TagResource(base):
         class Meta(TenantMeta):
-            queryset = Tag.objects.all()
+            queryset = TenantTag.objects.all()
             resource_name = "tag"
             filtering = {"name": "exact"}
 
     class CommentResource(base):
         class Meta(TenantMeta):
-            queryset = Comment.objects.all()
+            queryset = TenantComment.objects.all()
             resource_name = "comment"
 
     class NoteResource(base):
@@ -74,10 +74,15 @@ def build_api(api_name: str, base: type) -> Api:
         comments = fields.ToManyField(CommentResource, "comments", null=True)
 
         class Meta(TenantMeta):
-            queryset = Note.objects.all()
+            queryset = TenantNote.objects.all()
             resource_name = "note"
             fields = ["id", "title", "secret", "views", "score", "price"]
-            filtering = {"title": "exact", "views": ("exact", "range", "gt"), "score": ("exact", "range"), "price": ("exact", "range")}
+            filtering = {
+                "title": "exact",
+                "views": ("exact", "range", "gt"),
+                "score": ("exact", "range"),
+                "price": ("exact", "range"),
+            }
             ordering = ["title", "views"]
 
     class HookedNoteResource(NoteResource):
@@ -112,7 +117,7 @@ def build_api(api_name: str, base: type) -> Api:
         """A distinct() list of a model without Meta.ordering: the database decides its order."""
 
         class Meta(TenantMeta):
-            queryset = Note.objects.filter(tags__name__contains="-").distinct()
+            queryset = TenantNote.objects.filter(tags__name__contains="-").distinct()
             resource_name = "dnote"
             fields = ["title", "secret", "views"]
             filtering = {"views": "exact"}
@@ -127,7 +132,7 @@ def build_api(api_name: str, base: type) -> Api:
 
     class LabelResource(base):
         class Meta(TenantMeta):
-            queryset = Label.objects.all()
+            queryset = TenantLabel.objects.all()
             resource_name = "label"
 
     class TenantResource(base):
@@ -143,7 +148,7 @@ def build_api(api_name: str, base: type) -> Api:
 
         def dehydrate(self, bundle):
             bundle.data["seen"] = [bundle.obj.views, bundle.obj.title]
-            Note.objects.filter(pk=bundle.obj.pk).update(views=F("views") + 1)
+            TenantNote.objects.filter(pk=bundle.obj.pk).update(views=F("views") + 1)
             owner = bundle.obj.owner
             notes = owner.tenant_notes.all() if owner is not None else []
             bundle.data["owner_notes"] = [[n.pk, n.views] for n in notes]

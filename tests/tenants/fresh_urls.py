@@ -6,6 +6,7 @@ from django.urls import include, path
 from tastypie_djony.resources import DjonyResource
 from tests.tenants.api import build_api
 
-APIS = {name: build_api(name, DjonyResource) for name in ("tenants/kept", "tenants/pa", "tenants/pb")}
+NAMES = ("tenants/kept", "tenants/pa", "tenants/pb")
+APIS = {name: build_api(name, DjonyResource) for name in NAMES}
 
 urlpatterns = [path("", include(api.urls)) for api in APIS.values()]

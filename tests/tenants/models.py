@@ -20,14 +20,14 @@ class Tenant(models.Model):
         return self.name
 
 
-class Member(models.Model):
+class TenantMember(models.Model):
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tenant_member"
     )
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="members")
 
 
-class Tag(models.Model):
+class TenantTag(models.Model):
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE)
     name = models.CharField(max_length=50)
 
@@ -39,7 +39,7 @@ class Tag(models.Model):
         ordering = ["name"]
 
 
-class Note(models.Model):
+class TenantNote(models.Model):
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="notes")
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -52,7 +52,7 @@ class Note(models.Model):
     views = models.IntegerField(default=0)
     score = models.FloatField(default=0.0)
     price = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
-    tags = models.ManyToManyField(Tag, blank=True, related_name="notes")
+    tags = models.ManyToManyField(TenantTag, blank=True, related_name="notes")
 
     objects = TenantManager()
     everything = models.Manager()
@@ -64,9 +64,9 @@ class Note(models.Model):
         return self.title
 
 
-class Comment(models.Model):
+class TenantComment(models.Model):
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE)
-    note = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="comments")
+    note = models.ForeignKey(TenantNote, on_delete=models.CASCADE, related_name="comments")
     text = models.CharField(max_length=100)
 
     objects = TenantManager()
@@ -77,7 +77,7 @@ class Comment(models.Model):
         ordering = ["pk"]
 
 
-class Label(models.Model):
+class TenantLabel(models.Model):
     """A model keyed by a CharField (no tenant): a POST may leave the key out."""
 
     code = models.CharField(max_length=20, primary_key=True)

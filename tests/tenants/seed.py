@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 
-from tests.tenants.models import Comment, Member, Note, Tag, Tenant
+from tests.tenants.models import TenantComment, TenantMember, TenantNote, TenantTag, Tenant
 
 #: username -> tenant name (``None``: a user of no tenant).
 USERS = {"ann": "acme", "amy": "acme", "bert": "blue", "nobody": None}
@@ -17,7 +17,7 @@ def create() -> None:
     for username, tenant in USERS.items():
         users[username] = User.objects.create_user(username, f"{username}@example.com", "x")
         if tenant is not None:
-            Member.objects.create(user=users[username], tenant=tenants[tenant])
+            TenantMember.objects.create(user=users[username], tenant=tenants[tenant])
     rows = [
         ("acme", "ann", "acme plan", "acme secret 1"),
         ("blue", "bert", "blue plan", "blue secret 1"),
@@ -25,9 +25,9 @@ def create() -> None:
         ("blue", "bert", "blue memo", "blue secret 2"),
     ]
     for index, (tenant, owner, title, secret) in enumerate(rows):
-        note = Note.everything.create(
+        note = TenantNote.everything.create(
             tenant=tenants[tenant], owner=users[owner], title=title, secret=secret
         )
-        tag = Tag.everything.create(tenant=tenants[tenant], name=f"{tenant}-tag-{index}")
+        tag = TenantTag.everything.create(tenant=tenants[tenant], name=f"{tenant}-tag-{index}")
         note.tags.add(tag)
-        Comment.everything.create(tenant=tenants[tenant], note=note, text=f"on {title}")
+        TenantComment.everything.create(tenant=tenants[tenant], note=note, text=f"on {title}")
