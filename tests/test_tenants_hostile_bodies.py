@@ -41,13 +41,14 @@ def rows() -> dict:
 
 
 def twins(method: str, path: str, body: str) -> tuple:
+    """Each twin's answer from the same rows; ``/1/`` in ``path`` names the one author."""
     answers = []
     for api in ("v2", "v3"):
         for model in (Author, Publisher, Tag):
             model.objects.all().delete()
-        Author.objects.create(pk=1, name="existing")
+        existing = Author.objects.create(name="existing")  # keys from the sequence
         before = rows()
-        response = send(api_client(), api, method, path, body)
+        response = send(api_client(), api, method, path.replace("/1/", f"/{existing.pk}/"), body)
         answers.append((response, before, rows()))
     return answers
 
@@ -99,7 +100,10 @@ def test_list_bodies_whose_objects_are_not_objects(method, objects):
         assert target.status_code == reference.status_code, (reference.content, target.content)
 
 
-def test_a_deep_body_that_can_be_written_is_written_as_by_modelresource():
+def test_a_deep_value_without_nested_resources_is_answered_as_by_modelresource():
     body = '{"name": ' + DEEP_LIST + "}"  # a deep value, no nested resource
-    (reference, *_), (target, *_) = twins("POST", "author/", body)
-    assert target.status_code == reference.status_code == 201
+    (reference, *_), (target, before, after) = twins("POST", "author/", body)
+    if reference.status_code == 500:  # PostgreSQL: the value's text is too long for the column
+        assert_clear_400(target, before, after)
+    else:
+        assert target.status_code == reference.status_code == 201
