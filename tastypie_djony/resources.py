@@ -284,7 +284,7 @@ class DjonyResource(
         answers as ModelResource does (Django's validation message, or Tastypie's
         "mismatched type"); a valid value of the wrong count is ModelResource's 500.
         """
-        from django.core.exceptions import ValidationError
+        from django.core.exceptions import FieldError, ValidationError
         from django.db.models.constants import LOOKUP_SEP
 
         bits = filter_expr.split(LOOKUP_SEP)[1:-1]
@@ -295,6 +295,8 @@ class DjonyResource(
             )
         except (ValueError, TypeError, ValidationError, InvalidFilterError):
             return False
+        except FieldError:
+            return True  # not a lookup Django takes here (ModelResource: a 500)
         return True
 
     def check_filtering(self, field_name, filter_type="exact", filter_bits=None):
