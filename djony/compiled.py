@@ -8,10 +8,13 @@ lookup for that value's SQL fragment and parameter (the same preparation, the
 same errors) and uses the kept SQL only if the fragment is the kept one.  The
 value is always a query parameter, never text in the SQL.
 
-Only for a ``base`` whose SQL is static: the caller decides that (see
-:func:`plain_manager`); this module checks the rest when it compiles (the
-added condition is one ``exact`` lookup with one parameter, the SQL with the
-slot is the SQL with the sample) and answers ``None`` when it cannot.
+Only for a query whose SQL is the same in every request, proved from the query
+itself when it is compiled (:func:`djony.independent.request_independent`: a
+default manager scoping by a thread-local tenant, a lookup reading the active
+time zone, a custom expression or field make it compile for every request), and
+only when the added condition is one ``exact`` lookup with one parameter and the
+SQL with the slot is the SQL with the sample; :meth:`OneValueQuery.compile`
+answers ``None`` otherwise, and the caller compiles per request as Django does.
 """
 
 from __future__ import annotations
@@ -24,22 +27,20 @@ from django.db import models
 from django.db.models.lookups import Exact, Lookup
 from django.db.models.sql.where import WhereNode
 
+from djony.independent import request_independent
+from djony.kept import BoundedCache
+
 #: Stands for the filter's value among the kept parameters (found by identity).
 _SLOT = object()
 
 
-class KeptQueries(dict):
-    """Where compiled queries are kept; a copy (``deepcopy`` of a field or resource) starts empty.
+class KeptQueries(BoundedCache):
+    """Where compiled queries are kept: at most ``DJONY_CACHE_SIZE`` of them, least
+    recently used first out; a copy (``deepcopy`` of a field or resource) starts empty.
 
     What a query holds (compiled expressions, the objects they name) is not for copying,
     and a copy compiles its own on its first request.
     """
-
-    def __copy__(self) -> KeptQueries:
-        return type(self)()
-
-    def __deepcopy__(self, memo: dict) -> KeptQueries:
-        return type(self)()
 
 
 def plain_manager(model: type[models.Model]) -> bool:
@@ -144,6 +145,8 @@ class OneValueQuery:
             sql, params = compiler.as_sql()
         except (EmptyResultSet, FullResultSet):
             raise NotKeptForValue from None  # e.g. an integer out of range: try another value
+        if not request_independent(queryset.query, compiler):
+            return None  # its SQL or parameters may change between requests
         slotted = finish(base().filter(**{name: sample}))
         found = last_leaf(slotted.query.where)
         if found is None:

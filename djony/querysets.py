@@ -284,11 +284,48 @@ class PonyQuerySet:
 
         ``kept``: this list's ``values_list(*fields)`` compiled before, if it has one.
         """
+        order = self._django_columns()
+        if order is not None:
+            names = [self.queryset.model._meta.pk.attname if f == "pk" else f for f in fields]
+            if set(names) <= set(order) and names != order:
+                positions = [order.index(name) for name in names]
+                return [
+                    tuple(row[i] for i in positions) for row in self.values_rows(order, kept)
+                ]
         compiled = kept(list(fields)) if kept is not None else None
         if compiled is not None:
             query, params = compiled
             return self.compiled_rows(query.sql, params, query)
         return type(self)(self.queryset.values_list(*fields)).rows()
+
+    def _django_columns(self) -> list[str] | None:
+        """The columns Django's own query of this list selects, for an unordered ``distinct()``.
+
+        Without an ``ORDER BY`` the database returns a ``SELECT DISTINCT``'s rows in
+        an order of its choosing, which follows the selected columns (PostgreSQL
+        sorts or hashes them): selecting what Django selects, in Django's order
+        (the model's concrete fields), gives the order ModelResource's page has.
+        ``None`` for any other list (its order is its ``ORDER BY``'s).
+        """
+        query = self.queryset.query
+        model = self.queryset.model
+        if not query.distinct or query.distinct_fields or query.extra_select:
+            return None
+        if query.order_by or query.extra_order_by:
+            return None
+        if self.queryset._iterable_class is not ModelIterable:
+            return None
+        if query.default_ordering and model._meta.ordering:
+            return None
+        return [field.attname for field in model._meta.concrete_fields]
+
+    def _in_django_order(self, attnames: list[str], offsets: dict) -> tuple[list[str], dict]:
+        """``attnames`` and their ``offsets`` in :meth:`_django_columns`' order, if it applies."""
+        order = self._django_columns()
+        if order is None or not set(attnames) <= set(order):
+            return attnames, offsets
+        moved = [order.index(name) for name in attnames]
+        return order, {attr: [moved[i] for i in where] for attr, where in offsets.items()}
 
     def rows_and_objects(
         self, fields: list[str], kept: Kept | None = None
@@ -309,13 +346,15 @@ class PonyQuerySet:
         if self.queryset.query.is_empty():
             return [], self._adopt_objects(list)
         entity = self.entity
-        attnames, offsets = row_layout(entity)
         query = self.queryset.query
         extras = [*query.extra_select, *query.annotation_select]
         # The entity's columns, then the other columns asked for, then the
         # annotations (last, where the objects' builder reads them).
-        columns = list(attnames)
-        wanted = [self._column_name(name, columns, extras) for name in fields]
+        for attnames, offsets in (self._in_django_order(*row_layout(entity)), row_layout(entity)):
+            columns = list(attnames)
+            wanted = [self._column_name(name, columns, extras) for name in fields]
+            if len(columns) == len(attnames):
+                break  # else: a column Django's distinct query has not; the entity's order
         selected = [*columns, *extras]
         compiled = kept(selected) if kept is not None and not extras else None
         if compiled is not None:
@@ -422,7 +461,7 @@ class PonyQuerySet:
         if self.queryset.query.is_empty():
             return []
         entity = self.entity
-        attnames, offsets = row_layout(entity)
+        attnames, offsets = self._in_django_order(*row_layout(entity))
         query = self.queryset.query
         extras = [*query.extra_select, *query.annotation_select]
         queryset = self.queryset.values_list(*attnames, *extras)

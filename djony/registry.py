@@ -27,6 +27,7 @@ from pony.orm import Database
 
 from djony import connection
 from djony.mapping import EntityInfo, declare_entities
+from djony.rereads import read_as_django
 
 _lock = threading.Lock()
 _databases: dict[str, Database] = {}
@@ -51,6 +52,7 @@ def _build(alias: str) -> Database:
     entities = declare_entities(database, list(apps.get_models(include_auto_created=False)))
     connection.bind(database, alias)
     database.generate_mapping(check_tables=False, create_tables=False)
+    read_as_django(database)
     _entities[alias] = entities
     _databases[alias] = database
     return database

@@ -41,6 +41,7 @@ from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass, Res
 from tastypie.utils.mime import build_content_type
 
 from djony.registry import pin_reads, write_alias, writing
+from tastypie_djony.bodies import BodiesMixin
 from tastypie_djony.checks import register_resource, unservable_reason
 from tastypie_djony.contenttypes import DjonyGenericForeignKeyField
 from tastypie_djony.detailsql import filtered_list, kept_detail
@@ -142,7 +143,11 @@ BUILT_ON_USE = ("_djony_uris", "_djony_plans", "_djony_detail_lists", "_djony_de
 
 
 class DjonyResource(
-    OutsideRequestMixin, DjangoWritesMixin, BaseModelResource, metaclass=DjonyDeclarativeMetaclass
+    BodiesMixin,
+    OutsideRequestMixin,
+    DjangoWritesMixin,
+    BaseModelResource,
+    metaclass=DjonyDeclarativeMetaclass,
 ):
     """A ``ModelResource`` whose reads are served by Pony ORM.
 
@@ -264,11 +269,35 @@ class DjonyResource(
             raise InvalidFilterError(
                 f"'{filter_expr}' needs a comma-separated list of values, got {value!r}."
             ) from None
-        if filter_type == "range" and len(value) != 2:
+        if filter_type == "range" and len(value) != 2 and self._range_values_valid(
+            field_name, filter_expr, value
+        ):
             raise InvalidFilterError(
                 f"'{filter_expr}' needs two comma-separated values (from,to), got {len(value)}."
             )
         return value
+
+    def _range_values_valid(self, field_name: str, filter_expr: str, value: list) -> bool:
+        """Whether Django takes ``value``'s items for the field (then only their count is wrong).
+
+        Items Django refuses (``?price__range=abc``) are left to ``apply_filters``, which
+        answers as ModelResource does (Django's validation message, or Tastypie's
+        "mismatched type"); a valid value of the wrong count is ModelResource's 500.
+        """
+        from django.core.exceptions import FieldError, ValidationError
+        from django.db.models.constants import LOOKUP_SEP
+
+        bits = filter_expr.split(LOOKUP_SEP)[1:-1]
+        try:
+            lookup_bits = self.check_filtering(field_name, "range", bits)
+            self._meta.object_class._base_manager.none().filter(
+                **{LOOKUP_SEP.join([*lookup_bits, "range"]): value}
+            )
+        except (ValueError, TypeError, ValidationError, InvalidFilterError):
+            return False
+        except FieldError:
+            return True  # not a lookup Django takes here (ModelResource: a 500)
+        return True
 
     def check_filtering(self, field_name, filter_type="exact", filter_bits=None):
         """Tastypie's check; a name in ``Meta.filtering`` that is no field is a 400."""

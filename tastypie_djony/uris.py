@@ -13,7 +13,9 @@ Tastypie builds a detail URI with ``get_resource_uri(obj)``:
 * a builder ``value -> URI`` for the current request (:meth:`DetailUris.builder`), which
   reverses once per URLconf, script prefix, language and namespace with a sentinel key and
   puts the value in its place; values that ``reverse()`` would quote go through
-  ``reverse()`` itself.
+  ``reverse()`` itself.  The templates are kept in a
+  :class:`~djony.kept.BoundedCache` (``DJONY_CACHE_SIZE`` entries per resource: a
+  site mounted under many script prefixes reverses again for the least recently used).
 
 Everything else keeps Tastypie's ``get_resource_uri`` on the object.
 """
@@ -30,6 +32,8 @@ from django.core.exceptions import FieldDoesNotExist
 from django.urls import NoReverseMatch, get_script_prefix, get_urlconf
 from django.utils.translation import get_language
 from tastypie.resources import BaseModelResource, NamespacedModelResource, Resource
+
+from djony.kept import BoundedCache
 
 _SENTINEL = 7919_0000_0000_0000_7919
 
@@ -79,7 +83,8 @@ class DetailUris:
         self.resource = resource
         #: URIs built from the ``detail_uri_name`` value alone (no object needed).
         self.from_key = stock_uris(type(resource))
-        self._parts: dict[tuple, tuple[str, str] | None] = {}
+        #: URL prefix and suffix per script prefix, URLconf, language ... (see :meth:`_template`).
+        self._parts: BoundedCache = BoundedCache()
 
     def key_field(self, model: type | None = None) -> str | None:
         """The concrete field of ``model`` (the resource's own) holding the URI's key."""

@@ -114,6 +114,7 @@ INSTALLED_APPS = [
     "tests.instances",
     "tests.patterns",
     "tests.sideeffects",
+    "tests.tenants",
     "example_project.showcase",
 ]
 

@@ -7,7 +7,7 @@ method resolution order is the original's with ``ModelResource`` replaced by
 replaced by ``ModelResource``)::
 
     UserResource twin -> UserResource -> AuditMixin -> CompanyBase
-                      -> DjonyResource -> PonyWritesMixin -> BaseModelResource -> Resource
+                      -> DjonyResource -> DjangoWritesMixin -> BaseModelResource -> Resource
 
 Being a subclass keeps what ten-year-old code relies on working unchanged:
 ``super(UserResource, self)``, zero-argument ``super()`` in the user's methods,

@@ -223,11 +223,12 @@ class DjangoWritesMixin:
             return super().obj_update(bundle, skip_errors=skip_errors, **kwargs)
 
     def hydrate_m2m(self, bundle: Bundle) -> Bundle:
-        """Tastypie's; a to-many value that is not a list is a 400, not a 500."""
+        """Tastypie's; a to-many value that is a number is a 400, not a 500."""
         for name, field in self.fields.items():
             value = bundle.data.get(name) if field.is_m2m else None
-            # Tastypie iterates the value: a string would be read letter by letter.
-            if isinstance(value, (int, float)) or (isinstance(value, (str, bytes)) and value):
+            # Tastypie iterates the value: a number is a TypeError (a 500).  A string is
+            # read letter by letter, each letter a URI that is not found: its 404 stays.
+            if isinstance(value, (int, float)):
                 raise BadRequest(
                     f"'{name}' needs a list of URIs or objects, got {type(value).__name__}."
                 )

@@ -1,0 +1,470 @@
+"""Every structure kept between requests is registered, bounded, and shown not to change an answer.
+
+:mod:`djony.kept` and :mod:`tastypie_djony.kept` register each kind of state kept
+from one request to the next.  This module
+
+* finds the state that exists: every module-level container and ``functools`` cache
+  of ``djony`` and ``tastypie_djony`` (and of their classes), what a resource instance,
+  its fields and the models' ``_meta`` gain while serving requests, and every container
+  reachable from those; state that grows during a workload of varied requests (users,
+  tenants, script prefixes, filter values, formats) and is not registered fails
+  :func:`test_state_that_grows_during_requests_is_registered`, and so does a cache
+  that grows past ``DJONY_CACHE_SIZE``;
+* maps each registered kind to the test that shows it request-independent or keyed by
+  what it depends on (:data:`KIND_TESTS`): a kind registered without one fails
+  :func:`test_every_kind_has_a_test`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import pkgutil
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.db import models
+from django.db.models import F, FilteredRelation, OuterRef, Q, Subquery
+from django.test import Client, override_settings
+from django.urls import clear_url_caches, set_script_prefix
+
+import djony
+import tastypie_djony
+import tastypie_djony.kept  # noqa: F401 (registers tastypie_djony's kinds)
+from djony.compiled import KeptQueries, OneValueQuery
+from djony.independent import request_independent
+from djony.kept import KINDS, BoundedCache, cache_size
+from tastypie_djony.resources import BUILT_ON_USE
+from tests.tenants import testing
+from tests.tenants.current import CurrentTenant, set_tenant
+from tests.tenants.models import TenantNote, TenantTag, Tenant
+
+transactional_db = testing.db_fixture()
+pytestmark = pytest.mark.usefixtures("transactional_db")
+
+SIZE = 8
+
+
+# =============================================================================
+# Finding the state that exists
+# =============================================================================
+def _modules() -> Iterator[Any]:
+    for package in (djony, tastypie_djony):
+        yield package
+        for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            if ".management.commands." in info.name or info.name.endswith(".migrations"):
+                continue
+            yield importlib.import_module(info.name)
+
+
+MUTABLE = (dict, list, set)
+
+
+def module_state() -> dict[str, Any]:
+    """``module.NAME`` (and ``module.Class.NAME``) -> each mutable container or cache."""
+    found = {}
+    for module in _modules():
+        for name, value in vars(module).items():
+            where = f"{module.__name__}.{name}"
+            if hasattr(value, "cache_info") and getattr(value, "__module__", "") == module.__name__:
+                found[where] = value
+            elif isinstance(value, MUTABLE) and not name.startswith("__"):
+                found[where] = value
+            elif isinstance(value, type) and value.__module__ == module.__name__:
+                for attr, inner in vars(value).items():
+                    if isinstance(inner, MUTABLE) and not attr.startswith("__"):
+                        found[f"{where}.{attr}"] = inner
+    return found
+
+
+def size(value: Any) -> int:
+    return value.cache_info().currsize if hasattr(value, "cache_info") else len(value)
+
+
+def _ours(value: Any) -> bool:
+    module = type(value).__module__
+    return module.startswith(("djony", "tastypie_djony"))
+
+
+def reachable_containers(root: Any, where: str, depth: int = 4) -> Iterator[tuple[str, Any]]:
+    """Containers reachable from ``root`` through djony's own objects, named by their path."""
+    seen: set[int] = set()
+
+    def walk(value: Any, name: str, level: int) -> Iterator[tuple[str, Any]]:
+        if id(value) in seen or level > depth:
+            return
+        seen.add(id(value))
+        if isinstance(value, dict):
+            yield name, value
+            for key, item in list(value.items()):
+                yield from walk(item, f"{name}[{type(key).__name__}]", level + 1)
+        elif isinstance(value, (list, tuple)):
+            if isinstance(value, list):
+                yield name, value
+            for item in value:
+                yield from walk(item, f"{name}[]", level + 1)
+        elif _ours(value) and hasattr(value, "__dict__"):
+            for attr, item in vars(value).items():
+                if attr != "resource":  # a plan's back reference
+                    yield from walk(item, f"{type(value).__name__}.{attr}", level + 1)
+
+    yield from walk(root, where, 0)
+
+
+def registered(where: str) -> bool:
+    return where in KINDS
+
+
+# =============================================================================
+# A workload of varied requests, on fresh resources
+# =============================================================================
+def fresh_api(name: str):
+    from tests.tenants.fresh_urls import APIS
+
+    return APIS[name], "tests.tenants.fresh_urls"
+
+
+def workload(api_name: str, urlconf: Any, rounds: int = 3 * SIZE) -> None:
+    """Details, lists, ``set/``, schema, filters, formats; users, tenants, script prefixes."""
+    with override_settings(ROOT_URLCONF=urlconf):
+        clear_url_caches()
+        client = Client()
+        try:
+            for index in range(rounds):
+                user = ("ann", "bert", "nobody", None)[index % 4]
+                script = f"/mount-{uuid.uuid4().hex[:8]}"
+                value = uuid.uuid4().hex
+                headers = {"HTTP_X_USER": user} if user else {}
+                for resource in ("note", "hnote", "anote", "unote", "fnote", "tenant", "tag"):
+                    for target in (
+                        f"{resource}/{index % 4 + 1}/",
+                        f"{resource}/",
+                        f"{resource}/set/1;{index % 4 + 1}/",
+                        f"{resource}/?offset={index}&limit=2",
+                        f"{resource}/schema/",
+                        f"{resource}/1/?format=xml",
+                    ):
+                        client.get(f"/{api_name}/{target}", **headers)
+                    with script_prefix(script):
+                        client.get(f"/{api_name}/{resource}/1/", **headers)
+                client.get(f"/{api_name}/note/?title={value}&views__gt={index}", **headers)
+        finally:
+            clear_url_caches()
+
+
+@contextlib.contextmanager
+def script_prefix(prefix: str) -> Iterator[None]:
+    """The script prefix a WSGI server sets from SCRIPT_NAME (the test client does not)."""
+    set_script_prefix(prefix + "/")
+    try:
+        yield
+    finally:
+        set_script_prefix("/")
+
+
+@pytest.fixture
+def small_caches(settings):
+    settings.DJONY_CACHE_SIZE = SIZE
+    settings.DJONY_VERIFY_FAST_PATH = False
+
+
+def _state_of(resource: Any) -> dict[str, set[str]]:
+    state = {"DjonyResource": set(vars(resource))}
+    for name, field in resource.fields.items():
+        state[f"field:{name}"] = set(vars(field))
+    return state
+
+
+def test_state_that_grows_during_requests_is_registered(small_caches):
+    before = {where: size(value) for where, value in module_state().items()}
+    api, urlconf = fresh_api("tenants/kept")
+    resources = list(api._registry.values())
+    at_start = {id(r): _state_of(r) for r in resources}
+    meta_before = (TenantNote, TenantTag, Tenant, User)
+
+    workload("tenants/kept", urlconf, rounds=4)
+    first = {id(value): len(value) for _where, value in kept_containers(resources)}
+    workload("tenants/kept", urlconf)
+
+    # Module state.
+    after = module_state()
+    names: dict[int, set[str]] = {}  # one container imported by several modules
+    for where, value in after.items():
+        names.setdefault(id(value), set()).add(where)
+    grown = [where for where, value in after.items() if size(value) > before.get(where, 0)]
+    assert [w for w in grown if not any(map(registered, names[id(after[w])]))] == []
+    # What resource instances, their fields and the models' _meta gained.
+    for resource in resources:
+        for part, names in _state_of(resource).items():
+            added = names - at_start[id(resource)][part]
+            kind = "DjonyResource" if part == "DjonyResource" else "Field"
+            assert [n for n in added if not registered(f"{kind}.{n}")] == [], (resource, part)
+            if part == "DjonyResource":
+                assert added <= set(BUILT_ON_USE)
+    for model in meta_before:  # Django caches its own there; djony's names start _djony
+        djonys = {name for name in vars(model._meta) if name.startswith("_djony")}
+        assert [n for n in djonys if not registered(f"Options.{n}")] == [], model
+    # What is reachable from a resource's kept state and still grows once every path
+    # has been served (so it grows with what requests vary) stays within the cache size.
+    for where, value in kept_containers(resources):
+        if len(value) > first.get(id(value), 0):
+            assert len(value) <= SIZE, where
+
+
+def kept_containers(resources: list) -> Iterator[tuple[str, Any]]:
+    """Every container reachable from the resources' kept state and their fields'."""
+    for resource in resources:
+        for name in BUILT_ON_USE:
+            if name in vars(resource):
+                yield from reachable_containers(vars(resource)[name], name)
+        for field in resource.fields.values():
+            relations = vars(field).get("_djony_relations", {})
+            yield from reachable_containers(relations, "_djony_relations")
+
+
+def test_every_registered_kind_exists():
+    state = module_state()
+    for where in KINDS:
+        owner = where.split(".")[0]
+        if owner in ("djony", "tastypie_djony"):  # module state (pony: checked by its own test)
+            assert where in state, f"{where} is registered but is no module state (renamed?)"
+        elif owner == "DjonyResource":
+            assert where.split(".", 1)[1] in BUILT_ON_USE, where
+    names = {where.split(".", 1)[1] for where in KINDS if where.startswith("DjonyResource.")}
+    assert names == set(BUILT_ON_USE)
+
+
+def test_every_functools_cache_is_registered():
+    state = module_state()
+    caches = [where for where, value in state.items() if hasattr(value, "cache_info")]
+    assert caches
+    assert [where for where in caches if not registered(where)] == []
+    containers = {id(value) for value in state.values() if isinstance(value, MUTABLE)}
+    assert containers  # the scan finds module containers (constants among them)
+
+
+# =============================================================================
+# Each kind: request-independent, or keyed by what it depends on
+# =============================================================================
+def test_uri_templates_follow_the_script_prefix_and_stay_bounded(small_caches):
+    """40 script prefixes: the same URIs as ModelResource, at most SIZE templates kept."""
+    target = testing.APIS[1]
+    for index in range(40):
+        script = f"/site{index}"
+        with script_prefix(script):
+            reference = testing.answer(testing.REFERENCE, "ann", "note/1/")
+            got = testing.answer(target, "ann", "note/1/")
+        assert got == reference
+        assert f"{script}/API/note/1/" in str(got[2])
+    resource = _resource(target, "note")
+    assert len(resource._djony_uris._parts) <= SIZE
+
+
+def _resource(api_name: str, name: str) -> Any:
+    from tests.tenants.api import APIS
+
+    return APIS[api_name]._registry[name]
+
+
+def test_bounded_cache_keeps_the_most_recently_used(small_caches):
+    cache = BoundedCache()
+    for key in range(SIZE):
+        cache[key] = key
+    assert cache[0] == 0  # used: kept
+    cache["new"] = "new"
+    assert 0 in cache and 1 not in cache and len(cache) == SIZE
+    import copy
+
+    assert len(copy.deepcopy(cache)) == 0 and isinstance(KeptQueries(), BoundedCache)
+    assert cache_size() == SIZE
+
+
+def test_cache_size_must_be_a_positive_integer(settings):
+    from django.core.exceptions import ImproperlyConfigured
+
+    settings.DJONY_CACHE_SIZE = 0
+    with pytest.raises(ImproperlyConfigured, match="DJONY_CACHE_SIZE"):
+        BoundedCache()["x"] = 1
+
+
+def test_plans_are_the_same_whoever_asks_first():
+    """A plan is made of the resource's class: two instances, warmed by different users."""
+    plans = []
+    for user, name in (("ann", "tenants/pa"), ("bert", "tenants/pb")):
+        api, urlconf = fresh_api(name)
+        with override_settings(ROOT_URLCONF=urlconf):
+            clear_url_caches()
+            Client().get(f"/{name}/note/1/", HTTP_X_USER=user)
+            Client().get(f"/{name}/hnote/", HTTP_X_USER=user)
+        clear_url_caches()
+        described = {}
+        for name in ("note", "hnote"):
+            for key, plan in api._registry[name]._djony_plans.items():
+                described[(name, key)] = None if plan is None else _describe(plan)
+        plans.append(described)
+    assert plans[0] == plans[1]
+    assert plans[0]
+
+
+def _describe(plan: Any) -> tuple:
+    return (
+        type(plan).__name__,
+        tuple(getattr(plan, "columns", ())),
+        tuple(name for name, *_ in getattr(plan, "values", ())),
+    )
+
+
+def _kept_queries() -> Iterator[tuple[str, Any]]:
+    from tests.tenants.api import APIS
+
+    for resource in APIS[testing.TARGET]._registry.values():
+        for _key, (_queryset, compiled) in vars(resource).get("_djony_detail_sql", {}).items():
+            yield type(resource).__name__, compiled
+        for field in resource.fields.values():
+            for relation in vars(field).get("_djony_relations", {}).values():
+                for compiled in getattr(relation, "_compiled", {}).values():
+                    yield f"{type(resource).__name__}.{field.attribute}", compiled
+
+
+def test_compiled_sql_is_kept_only_for_queries_proved_the_same():
+    for user in ("ann", "bert"):
+        for resource in ("note", "hnote", "tenant", "tag"):
+            testing.answer(testing.TARGET, user, f"{resource}/1/")
+    kept = list(_kept_queries())
+    assert kept
+    for where, compiled in kept:
+        assert compiled is None or request_independent(compiled.query), where
+    # Every model of the tenant app is scoped by its manager: nothing of theirs is kept,
+    # but Tenant (a plain manager) keeps its detail SQL.
+    tenants = [c for w, c in kept if w.startswith("TenantResource") and c is not None]
+    assert all(c.query.model is Tenant for c in tenants)
+    assert tenants
+    assert not [w for w, c in kept if c is not None and c.query.model in (TenantNote, TenantTag)]
+
+
+def test_copied_filtered_lists_compile_again_for_each_request():
+    """The copied list holds the tenant expression, not its value: each request reads its own."""
+    for user in ("ann", "bert", "ann"):
+        reference, target = testing.twins(user, "note/1/")
+        assert target == reference
+    resource = _resource(testing.TARGET, "note")
+    store = vars(resource)["_djony_detail_lists"]
+    assert store
+    for queryset, filtered in store.values():
+        assert queryset is resource._meta.queryset
+        set_tenant(None)
+        assert list(filtered) == []  # compiled now: no tenant, no rows
+
+
+def test_structural_tables_hold_one_entry_per_model_or_class():
+    from django.apps import apps
+    from django.conf import settings
+
+    from djony import registry
+    from djony.instances import _FLAVOURS
+    from djony.querysets import row_layout
+    from tastypie_djony.fields import _MIXED_CLASSES
+
+    models_count = len(apps.get_models(include_auto_created=True))
+    assert len(registry._databases) <= len(settings.DATABASES)
+    for entities in registry._entities.values():
+        assert len(entities) <= models_count
+    assert len(_FLAVOURS) <= models_count
+    assert row_layout.cache_info().currsize <= len(registry._databases) * models_count
+    assert all(isinstance(key[0], type) and isinstance(key[1], type) for key in _MIXED_CLASSES)
+
+
+PONY_CACHES = ("_insert_cache", "_translator_cache", "_constructed_sql_cache")
+
+
+def test_pony_s_caches_do_not_grow_with_the_values_requested(small_caches):
+    """Pony keeps queries per text: the second workload (new values, prefixes) adds none."""
+    api_name, urlconf = "tenants/kept", "tests.tenants.fresh_urls"
+    workload(api_name, urlconf, rounds=4)
+    database = djony.db()
+    sizes = {name: len(getattr(database, name)) for name in PONY_CACHES}
+    workload(api_name, urlconf, rounds=8)
+    assert {name: len(getattr(database, name)) for name in PONY_CACHES} == sizes
+
+
+STRUCTURAL = test_structural_tables_hold_one_entry_per_model_or_class
+
+#: Each registered kind -> the test above showing it request-independent or keyed by
+#: what it depends on (structural tables: one entry per model, class or setting).
+KIND_TESTS = {
+    "DjonyResource._djony_uris": test_uri_templates_follow_the_script_prefix_and_stay_bounded,
+    "DjonyResource._djony_plans": test_plans_are_the_same_whoever_asks_first,
+    "DjonyResource._djony_detail_lists": test_copied_filtered_lists_compile_again_for_each_request,
+    "DjonyResource._djony_detail_sql": test_compiled_sql_is_kept_only_for_queries_proved_the_same,
+    "Relation._compiled": test_compiled_sql_is_kept_only_for_queries_proved_the_same,
+    "Field._djony_relations": test_compiled_sql_is_kept_only_for_queries_proved_the_same,
+    "djony.registry._databases": STRUCTURAL,
+    "djony.registry._entities": STRUCTURAL,
+    "djony.instances._FLAVOURS": STRUCTURAL,
+    "djony.querysets.row_layout": STRUCTURAL,
+    "djony.backends.postgresql.provider_for": STRUCTURAL,
+    "djony.backends.mysql.mysql_provider": STRUCTURAL,
+    "Options._djony_key_fields": STRUCTURAL,
+    "tastypie_djony.fields._MIXED_CLASSES": STRUCTURAL,
+    "tastypie_djony.uris._STOCK": STRUCTURAL,
+    "tastypie_djony.checks.RESOURCE_CLASSES": STRUCTURAL,
+    "tastypie_djony.verify.twins._METACLASSES": STRUCTURAL,
+    "pony.Database caches": test_pony_s_caches_do_not_grow_with_the_values_requested,
+}
+
+
+def test_every_kind_has_a_test():
+    assert set(KIND_TESTS) == set(KINDS)
+
+
+# =============================================================================
+# What proves a query the same for every request
+# =============================================================================
+def _query(queryset: models.QuerySet):
+    return queryset.query
+
+
+@pytest.mark.parametrize(
+    "queryset, independent",
+    [
+        (lambda: TenantNote.everything.all(), True),
+        (lambda: TenantNote.everything.filter(title="x", views__gt=3).exclude(score=1.5), True),
+        (lambda: TenantNote.everything.filter(tenant__name__in=["a", "b"]).order_by("-views"), True),
+        (lambda: TenantNote.everything.filter(owner=None, title__regex="^a"), True),
+        (lambda: TenantNote.everything.order_by(F("views").desc(nulls_last=True)), True),
+        (lambda: TenantNote.objects.all(), False),  # the thread-local tenant
+        (lambda: TenantNote.everything.filter(tenant_id=CurrentTenant()), False),
+        (lambda: Tenant.objects.filter(notes__in=Subquery(TenantNote.objects.values("pk"))), False),
+        (lambda: Tenant.objects.filter(pk__in=Subquery(TenantNote.everything.values("tenant"))), True),
+        (lambda: TenantNote.everything.filter(owner__date_joined__year=2020), False),  # time zone
+        (lambda: TenantNote.everything.filter(owner__date_joined__date="2020-01-01"), False),
+        (
+            lambda: Tenant.objects.annotate(
+                acme=FilteredRelation("notes", condition=Q(notes__title="x"))
+            ).filter(acme__views=1),
+            False,
+        ),
+        (
+            lambda: Tenant.objects.filter(
+                pk__in=Subquery(TenantNote.everything.filter(tenant=OuterRef("pk")).values("tenant"))
+            ),
+            True,
+        ),
+    ],
+)
+def test_request_independent_is_proved_from_the_query(queryset, independent):
+    assert request_independent(_query(queryset())) is independent
+
+
+def test_a_tenant_scoped_detail_is_not_compiled_once():
+    compiled = OneValueQuery.compile(
+        lambda: TenantNote.objects.all(), "pk", 1, lambda qs: qs[:2].values_list("pk", "secret")
+    )
+    assert compiled is None
+    plain = OneValueQuery.compile(
+        lambda: TenantNote.everything.all(), "pk", 1, lambda qs: qs[:2].values_list("pk", "secret")
+    )
+    assert plain is not None and request_independent(plain.query)
