@@ -4,7 +4,7 @@ The table gives, per resource, the requests sent, how many answers were
 identical, how many differed, how many were ModelResource 500s that
 DjonyResource answers with a 4xx (DESIGN.md: better, never worse), the median
 time of each side and the speed-up (ModelResource's median over
-DjonyResource's).  :func:`as_json` is the same as data, for ``--json``.
+DjonyResource's), and with ``--writes`` how many writes succeeded on both sides.  :func:`as_json` is the same as data, for ``--json``.
 """
 
 from __future__ import annotations
@@ -40,6 +40,15 @@ class ResourceSummary:
     def improved(self) -> list[Outcome]:
         return [o for o in self.outcomes if o.improved]
 
+    @property
+    def writes(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.request.writes]
+
+    @property
+    def writes_succeeded(self) -> list[Outcome]:
+        """Writes that both sides carried out (a 2xx answer on each)."""
+        return [o for o in self.writes if all(a.status < 300 for a in o.answers.values())]
+
     def median_ms(self, side: str) -> float | None:
         times = [o.answers[side].seconds for o in self.outcomes]
         return 1000 * statistics.median(times) if times else None
@@ -60,6 +69,8 @@ class ResourceSummary:
             "different": len(self.different),
             "improved": len(self.improved),
             "volatile": len(self.volatile),
+            "writes": len(self.writes),
+            "writes_succeeded_on_both_sides": len(self.writes_succeeded),
             "median_ms": {side: _round(self.median_ms(side)) for side in SIDES},
             "speedup": _round(self.speedup()),
         }
@@ -69,11 +80,13 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
 
 
-def table(summaries: Iterable[ResourceSummary]) -> str:
-    """One line per resource, with a header."""
+def table(summaries: Iterable[ResourceSummary], writes: bool = False) -> str:
+    """One line per resource, with a header; ``writes``: how many writes succeeded on both
+    sides, of how many sent."""
     rows = [
         ("resource", "requests", "identical", "different", "improved", "volatile",
-         "ModelResource ms", "DjonyResource ms", "speed-up"),
+         *(("writes ok",) if writes else ()), "ModelResource ms", "DjonyResource ms",
+         "speed-up"),
     ]  # fmt: skip
     for summary in summaries:
         data = summary.as_json()
@@ -86,6 +99,7 @@ def table(summaries: Iterable[ResourceSummary]) -> str:
                 str(data["different"]),
                 str(data["improved"]),
                 str(data["volatile"]),
+                *((f"{data['writes_succeeded_on_both_sides']}/{data['writes']}",) if writes else ()),
                 _ms(data["median_ms"]["ModelResource"]),
                 _ms(data["median_ms"]["DjonyResource"]),
                 f"{speed:.1f}x" if speed else "-",
@@ -130,6 +144,12 @@ def as_json(summaries: list[ResourceSummary], meta: dict[str, Any]) -> dict[str,
         "resources": [s.as_json() for s in summaries],
         "differences": [_outcome_json(o) for s in summaries for o in s.different],
         "improved": [_outcome_json(o) for s in summaries for o in s.improved],
+        "writes": [
+            {"resource": o.request.resource, "method": o.request.method, "path": o.request.path,
+             "body": o.request.body, "identical": o.identical,
+             **{side: o.answers[side].status for side in SIDES}}
+            for s in summaries for o in s.writes
+        ],  # fmt: skip
     }
 
 
