@@ -37,7 +37,8 @@ from tastypie_djony.verify.generation import Request
 #: The ``request.META`` key that sends a request to the twins' URLconf.
 URLCONF_KEY = "djony_verify.urlconf"
 MIDDLEWARE = "tastypie_djony.verify.running.TwinUrlconfMiddleware"
-NEW_KEY = "<new key>"
+#: How an answer whose request made the project's error handling raise begins.
+ERROR_HANDLING = "the error handling raised"
 
 
 class TwinUrlconfMiddleware:
@@ -146,7 +147,7 @@ class Runner:
             body = response.content
         except Exception:  # noqa: BLE001 - the project's error handling raised: that is the answer
             text, in_djony = exception_text(sys.exc_info())
-            return Answer(500, {}, b"", exception=f"the error handling raised: {text}",
+            return Answer(500, {}, b"", exception=f"{ERROR_HANDLING}: {text}",
                           in_djony=in_djony)  # fmt: skip
         answer = Answer(response.status_code, dict(response.headers.items()), body)
         exc_info = getattr(response, "exc_info", None)

@@ -192,6 +192,7 @@ class Command(BaseCommand):
         if bar:
             bar.close()
         notes = [*(f"not compared: {why}" for why in not_compared), *unknown]
+        notes += _error_handling_notes(list(summaries.values()))
         return self._report(
             list(summaries.values()), refused, not_compared, notes, stopped, alias, options
         )
@@ -325,6 +326,24 @@ class Command(BaseCommand):
             return failed
         out.write("\nEvery answer is the same on both bases.")
         return ""
+
+
+def _error_handling_notes(summaries: list[report.ResourceSummary]) -> list[str]:
+    """One line per resource on whose requests the project's error handling itself raised."""
+    notes = []
+    for summary in summaries:
+        failed = [
+            (o, a) for o in summary.outcomes for a in o.answers.values()
+            if a.exception.startswith(running.ERROR_HANDLING)
+        ]  # fmt: skip
+        if failed:
+            outcome, answer = failed[0]
+            first = answer.exception.splitlines()[0]
+            notes.append(
+                f"{summary.uri}: {running.ERROR_HANDLING} on {len({id(o) for o, _ in failed})} "
+                f"requests, e.g. {outcome.request}: {first[len(running.ERROR_HANDLING) + 2:]}"
+            )
+    return notes
 
 
 def _allowed_hosts() -> list[str]:

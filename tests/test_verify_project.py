@@ -1,0 +1,176 @@
+"""``djony_verify`` tells the truth on a real project: a run that compared nothing or
+only errors fails with one line saying why; shapes seen in open-source Tastypie APIs
+(a namespaced include without ``urlconf_namespace``, a raising ``handler500``) are
+reported, never counted as identical; ``--user`` gets through each stock authentication.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import override_settings
+from django.urls import include, path
+from tastypie.api import Api
+from tastypie.authentication import (
+    ApiKeyAuthentication,
+    BasicAuthentication,
+    MultiAuthentication,
+    SessionAuthentication,
+)
+from tastypie.authorization import Authorization
+from tastypie.constants import ALL
+from tastypie.resources import ModelResource
+
+from tastypie_djony.resources import DjonyResource
+from tests.testapp.models import Country, Tag
+from tests.verify_helpers import verify
+
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.test_verify_project")]
+
+
+class TagResource(ModelResource):
+    class Meta:
+        queryset = Tag.objects.all()
+        resource_name = "tag"
+        filtering = {"name": ALL}
+        authorization = Authorization()
+
+
+class KeyTagResource(TagResource):
+    class Meta(TagResource.Meta):
+        resource_name = "keytag"
+        authentication = ApiKeyAuthentication()
+
+
+class BasicTagResource(DjonyResource):
+    class Meta:
+        queryset = Tag.objects.all()
+        resource_name = "basictag"
+        authentication = BasicAuthentication()
+
+
+class SessionTagResource(TagResource):
+    class Meta(TagResource.Meta):
+        resource_name = "sessiontag"
+        authentication = SessionAuthentication()
+
+
+class MultiTagResource(TagResource):
+    class Meta(TagResource.Meta):
+        resource_name = "multitag"
+        authentication = MultiAuthentication(BasicAuthentication(), ApiKeyAuthentication())
+
+
+class GuardedCountryResource(ModelResource):
+    """A ``wrap_view`` of the project's own that raises outside Tastypie's error handling."""
+
+    class Meta:
+        queryset = Country.objects.all()
+        resource_name = "guarded"
+
+    def wrap_view(self, view):
+        inner = super().wrap_view(view)
+
+        def guarded(request, *args, **kwargs):
+            if request.path.endswith("/schema/"):
+                raise RuntimeError("the guard refuses schemas")
+            return inner(request, *args, **kwargs)
+
+        return guarded
+
+
+def handler500(request):
+    """The project's error page, broken (wger's first run aborted on one like it)."""
+    raise LookupError("the 500 template is missing")
+
+
+open_api = Api(api_name="open")
+open_api.register(TagResource())
+open_api.register(GuardedCountryResource())
+auth_api = Api(api_name="auth")
+for resource in (KeyTagResource, BasicTagResource, SessionTagResource, MultiTagResource):
+    auth_api.register(resource())
+
+
+class HiddenTagResource(TagResource):
+    class Meta(TagResource.Meta):
+        pass  # its own Meta: Api.register() writes api_name into it
+
+
+hidden = Api(api_name="hidden")
+hidden.register(HiddenTagResource())
+urlpatterns = [
+    path("api/", include(open_api.urls)),
+    path("api/", include(auth_api.urls)),
+    # pinry's shape: a namespace, and no Meta.urlconf_namespace to reverse through it
+    path("ns/", include((hidden.urls, "hidden"), namespace="hidden")),
+]
+
+
+@pytest.fixture
+def rows():
+    for name in ("alpha", "beta", "gamma", "delta"):
+        Tag.objects.create(name=name)
+    Country.objects.create(code="de", name="Germany")
+    return User.objects.create_user("ada", password="unused")
+
+
+def test_allowed_hosts_without_testserver_is_a_one_line_failure(rows):
+    with override_settings(ALLOWED_HOSTS=["127.0.0.1", "localhost"]):
+        run = verify("--resource", "/api/open/tag/")
+        assert run.code == 1
+        assert run.reason.startswith("ALLOWED_HOSTS lacks 'testserver'")
+        assert "\n" not in run.reason
+        allowed = verify("--resource", "/api/open/tag/", "--host", "localhost")
+    assert allowed.code == 0, allowed.out
+    assert allowed.resource("/api/open/tag/")["identical"] > 20
+
+
+def test_an_authenticated_api_without_user_says_pass_user(rows):
+    run = verify("--resource", "/api/auth/keytag/")
+    assert run.code == 1
+    assert run.reason.endswith("every answer was 401: pass --user USERNAME"), run.reason
+    assert "/api/auth/keytag/" in run.reason and "\n" not in run.reason
+
+
+@pytest.mark.parametrize("uri", ["keytag", "basictag", "sessiontag", "multitag"])
+def test_user_gets_through_every_stock_authentication(rows, uri):
+    run = verify("--resource", f"/api/auth/{uri}/", "--user", "ada")
+    assert run.code == 0, run.out
+    figures = run.resource(f"/api/auth/{uri}/")
+    assert figures["identical"] > 20 and figures["different"] == 0
+    assert not run.report["notes"]
+
+
+def test_a_custom_authentication_is_named_and_reached_through_the_hook(rows):
+    run = verify("--resource", "/api/auth/keytag/", "--user", "ada", "--credentials",
+                 "tests.test_verify_project.no_credentials")  # fmt: skip
+    assert run.code == 0, run.out  # the hook gave nothing: the stock ApiKey rule applied
+
+
+def no_credentials(authentication, user):
+    assert isinstance(authentication, ApiKeyAuthentication) and user.username == "ada"
+    return None
+
+
+def test_a_namespaced_include_without_urlconf_namespace_is_not_compared(rows):
+    run = verify()
+    assert run.code == 1
+    assert "not compared" in run.reason and "urlconf_namespace" in run.reason, run.reason
+    assert run.report["not_compared"] == [
+        "HiddenTagResource: get_resource_uri() is '' (no URL reverses to it: a namespaced "
+        "include() without Meta.urlconf_namespace?)"
+    ]
+    assert all(r["resource"] for r in run.report["resources"])  # never counted as resource ''
+
+
+def test_a_raising_handler500_is_reported_per_request(rows, settings):
+    # The suite's URLconf-per-API middleware would hide the root URLconf's handler500.
+    settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if "URLconfPerAPI" not in m]
+    run = verify("--resource", "/api/open/guarded/")
+    figures = run.resource("/api/open/guarded/")
+    assert figures["requests"] > 10  # the run went on after the failing requests
+    [note] = [n for n in run.report["notes"] if "error handling raised" in n]
+    assert "LookupError: the 500 template is missing" in note
+    assert "GET /api/open/guarded/schema/" in note
+    assert run.code == 0, run.out  # both sides fail the same way there: a note, no difference
