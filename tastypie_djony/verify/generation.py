@@ -315,7 +315,7 @@ def write_requests(
     else:
         target, copy = key, {}  # no copy can be made: the row itself (rolled back alike)
     detail = f"{generator.uri}{target}/"
-    changed_name = first_text_field(resource, unique=False)
+    changed_name = first_text_field(resource, unique=False) or first_text_field(resource, True)
     if changed_name:
         new = f"{shown.get(changed_name) or ''} (verify)"
         if "put" in detail_methods:

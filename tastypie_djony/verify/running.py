@@ -161,7 +161,7 @@ class Runner:
         model, djony = results["ModelResource"], results["DjonyResource"]
         answers = {"ModelResource": model[0], "DjonyResource": djony[0]}
         traces = {k: v[1] for k, v in results.items() if v[1] is not None}
-        difference = self._difference(results)
+        difference = self._difference({"ModelResource": model, "DjonyResource": djony})
         improved = _improved(model[0], djony[0])
         if difference is None or improved:
             return Outcome(request, answers, None, improved, traces=traces)

@@ -249,8 +249,10 @@ class Command(BaseCommand):
             if options["writes"]:
                 original = sides_of[id(resource)][0]
 
-                def fetch_json(path: str, side: running.Side = original) -> Any:
-                    answer, _ = runner.send(side, generation.Request("", "GET", path))
+                def fetch_json(
+                    path: str, side: running.Side = original, uri: str = resource.get_resource_uri()
+                ) -> Any:
+                    answer, _ = runner.send(side, generation.Request(uri, "GET", path))
                     return decode_json(answer.body) if answer.status == 200 else None
 
                 # First, so that --max-requests does not cut them off.
