@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
+from django.http import HttpResponse
 from django.test import override_settings
 from django.urls import include, path
 from tastypie.api import Api
@@ -22,6 +23,11 @@ from tastypie.constants import ALL
 from tastypie.resources import ModelResource
 
 from tastypie_djony.resources import DjonyResource
+from tastypie_djony.verify import verdict
+from tastypie_djony.verify.differences import Answer
+from tastypie_djony.verify.generation import Request
+from tastypie_djony.verify.report import ResourceSummary
+from tastypie_djony.verify.running import Outcome
 from tests.testapp.models import Country, Tag
 from tests.verify_helpers import verify
 
@@ -99,7 +105,23 @@ class HiddenTagResource(TagResource):
 
 hidden = Api(api_name="hidden")
 hidden.register(HiddenTagResource())
+
+
+class ShadowedTagResource(TagResource):
+    class Meta(TagResource.Meta):
+        resource_name = "shadowed"
+
+
+def shadowing_page(request):
+    """A project view mounted in front of the API (the resource never answers)."""
+    return HttpResponse("<html>home</html>")
+
+
+shadowed = Api(api_name="shadow")
+shadowed.register(ShadowedTagResource())
 urlpatterns = [
+    path("api/shadow/shadowed/", shadowing_page, name="home"),
+    path("api/", include(shadowed.urls)),
     path("api/", include(open_api.urls)),
     path("api/", include(auth_api.urls)),
     # pinry's shape: a namespace, and no Meta.urlconf_namespace to reverse through it
@@ -156,12 +178,38 @@ def no_credentials(authentication, user):
 def test_a_namespaced_include_without_urlconf_namespace_is_not_compared(rows):
     run = verify()
     assert run.code == 1
-    assert "not compared" in run.reason and "urlconf_namespace" in run.reason, run.reason
+    assert run.reason.startswith("2 resources were not compared: "), run.reason
     assert run.report["not_compared"] == [
+        "ShadowedTagResource: its list URI /api/shadow/shadowed/ is served by home, "
+        "not by this resource",
         "HiddenTagResource: get_resource_uri() is '' (no URL reverses to it: a namespaced "
-        "include() without Meta.urlconf_namespace?)"
+        "include() without Meta.urlconf_namespace?)",
     ]
     assert all(r["resource"] for r in run.report["resources"])  # never counted as resource ''
+    assert "not compared: HiddenTagResource" in run.out
+
+
+def test_a_list_uri_answered_by_another_view_is_not_compared(rows):
+    run = verify("--resource", "/api/shadow/")
+    assert run.code == 1
+    assert run.reason == (
+        "nothing was compared (ShadowedTagResource: its list URI /api/shadow/shadowed/ "
+        "is served by home, not by this resource)"
+    )
+    assert run.report["resources"] == []
+
+
+def test_the_twin_machinery_raising_is_a_failure_of_its_own():
+    answer = Answer(500, {}, b"", exception="AttributeError: as_object_list\n  x.py:1 in f",
+                    in_djony=True)  # fmt: skip
+    summary = ResourceSummary("/api/open/tag/", "DjonyResource")
+    request = Request("/api/open/tag/", "GET", "/api/open/tag/")
+    summary.outcomes.append(Outcome(request, {"ModelResource": answer, "DjonyResource": answer},
+                                    None))  # fmt: skip
+    assert verdict.reason([summary], [], None) == (
+        "the ModelResource side of GET /api/open/tag/ raised inside tastypie_djony "
+        "(AttributeError: as_object_list): a djony_verify bug, please report it"
+    )
 
 
 def test_a_raising_handler500_is_reported_per_request(rows, settings):

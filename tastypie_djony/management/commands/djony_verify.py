@@ -147,12 +147,18 @@ class Command(BaseCommand):
         ]
         if not resources:
             raise CommandError("No ModelResource or DjonyResource found in the URLconf.")
-        not_compared = []
+        not_compared, uris = [], set()
         for resource in list(resources):
             why = verdict.unreachable(resource)
             if why is not None:
                 not_compared.append(why)
                 resources.remove(resource)
+            elif resource.get_resource_uri() in uris:
+                # One class registered with two Apis: Tastypie keeps one api_name in its
+                # class-level options, so both instances answer at the same URI.
+                resources.remove(resource)
+            else:
+                uris.add(resource.get_resource_uri())
         twins, stand_ins, refused = Twins(), {}, []
         for resource in resources:
             try:
