@@ -25,6 +25,7 @@ from tastypie.resources import ModelResource
 from tastypie_djony.resources import DjonyResource
 from tastypie_djony.verify import verdict
 from tastypie_djony.verify.differences import Answer
+from tastypie_djony.verify.effects import takes_the_time
 from tastypie_djony.verify.generation import Request
 from tastypie_djony.verify.report import ResourceSummary
 from tastypie_djony.verify.running import Outcome
@@ -222,3 +223,27 @@ def test_a_raising_handler500_is_reported_per_request(rows, settings):
     assert "LookupError: the 500 template is missing" in note
     assert "GET /api/open/guarded/schema/" in note
     assert run.code == 0, run.out  # both sides fail the same way there: a note, no difference
+
+
+def test_a_slower_resource_says_where_the_time_goes():
+    summary = ResourceSummary("/api/open/tag/", "ModelResource")
+    for path, model_s, djony_s in [("/api/open/tag/", 0.004, 0.002),
+                                   ("/api/open/tag/1/", 0.002, 0.004),
+                                   ("/api/open/tag/2/", 0.002, 0.004)]:  # fmt: skip
+        answers = {"ModelResource": Answer(200, {}, b"", model_s),
+                   "DjonyResource": Answer(200, {}, b"", djony_s)}  # fmt: skip
+        summary.outcomes.append(Outcome(Request(summary.uri, "GET", path), answers, None))
+    assert summary.where_the_time_goes() == (
+        "/api/open/tag/: DjonyResource is slower here; by request: "
+        "detail 0.5x (2.00 / 4.00 ms), list 2.0x (4.00 / 2.00 ms)"
+    )
+    assert summary.as_json()["median_ms_by_request"]["detail"] == {
+        "ModelResource": 2.0, "DjonyResource": 4.0
+    }
+
+
+def test_the_time_of_a_write_is_masked():
+    from tests.testapp.models import Book
+
+    assert takes_the_time(Book._meta.get_field("published"))  # default=timezone.now
+    assert not takes_the_time(Book._meta.get_field("title"))

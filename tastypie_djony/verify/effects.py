@@ -9,8 +9,8 @@ run has seen written so far.  Two sides' :class:`Trace` compare equal when
 the same tables hold the same rows and the same signals fired in the same
 order.  Keys created by the write are written ``<new N>`` (sequences are not
 rolled back, so the two sides get different numbers), also where another
-row or a signal names them; values of ``auto_now``/``auto_now_add`` fields
-are masked (the time of the write).
+row or a signal names them; values that are the time of the write
+(``auto_now``/``auto_now_add``, a default of ``timezone.now``) are masked.
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ class Effects:
         values = []
         for f in model._meta.concrete_fields:
             value = row.get(f.attname)
-            if getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False):
+            if takes_the_time(f):
                 value = MASKED
             elif f.primary_key:
                 value = self._renamed(model, value, trace)
@@ -191,6 +191,14 @@ class Effects:
                 keys = sorted((self._renamed(target, k, trace) for k in pk_set), key=repr)
             details = [action, ("pk_set", keys), reverse]
         return (name, model._meta.label, key, *details)
+
+
+def takes_the_time(field: models.Field) -> bool:
+    """Whether ``field``'s value on a new or saved row is the time of the write
+    (``auto_now``, ``auto_now_add``, a callable default such as ``timezone.now``)."""
+    if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
+        return True
+    return isinstance(field, (models.DateField, models.TimeField)) and callable(field.default)
 
 
 def _recorder(name: str, trace: Trace) -> Any:

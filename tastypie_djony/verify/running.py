@@ -31,7 +31,7 @@ import tastypie_djony
 from tastypie_djony.verify import copies
 from tastypie_djony.verify.credentials import Credentials, ensure_api_key
 from tastypie_djony.verify.differences import Answer, answer_difference, decode_json
-from tastypie_djony.verify.effects import MASKED, Effects, Trace
+from tastypie_djony.verify.effects import MASKED, Effects, Trace, takes_the_time
 from tastypie_djony.verify.generation import Request
 
 #: The ``request.META`` key that sends a request to the twins' URLconf.
@@ -219,16 +219,12 @@ def _improved(model: Answer, djony: Answer) -> bool:
 
 def normalised(answer: Answer, request: Request, trace: Trace) -> Answer:
     """``answer`` with the keys the write created written ``<new N>`` (as in the rows) and
-    ``auto_now`` values masked, so the two sides' answers can be compared."""
+    the time of the write masked, so the two sides' answers can be compared."""
     model = request.model
     if model is None:
         return answer
     new_keys = trace.new_keys.get(model._meta.db_table, {})
-    masked = {
-        f.attname
-        for f in model._meta.concrete_fields
-        if getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False)
-    }
+    masked = {f.attname for f in model._meta.concrete_fields if takes_the_time(f)}
     if not new_keys and not masked:
         return answer
     headers = dict(answer.headers)

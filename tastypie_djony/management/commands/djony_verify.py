@@ -298,7 +298,8 @@ class Command(BaseCommand):
         )
         out.write("")
         out.write(report.table(summaries, writes=options["writes"]))
-        for note in notes:
+        slower = [s.where_the_time_goes() for s in summaries]
+        for note in [*notes, *(line for line in slower if line)]:
             out.write(f"\n{note}")
         different = [o for s in summaries for o in s.different]
         improved = sum(len(s.improved) for s in summaries)
