@@ -531,19 +531,18 @@ def _queryset_of(other: Any) -> models.QuerySet:
 _WRITE = "write through the model's manager (Model.objects.{0}(...)), as Django's QuerySet does."
 _ASYNC = "a Pony session belongs to one thread: call the synchronous {0}() instead."
 
+_WRITES = "update create get_or_create update_or_create bulk_create bulk_update"
+_ASYNCS = (
+    "aggregate bulk_create bulk_update contains count create delete earliest exists explain "
+    "first get get_or_create in_bulk iterator last latest update update_or_create"
+)
 #: QuerySet methods a list of Pony objects does not offer, and what to write instead.
 REFUSED: dict[str, str] = {
-    **{name: _WRITE.format(name) for name in (
-        "update", "create", "get_or_create", "update_or_create", "bulk_create", "bulk_update",
-    )},  # fmt: skip
+    **{name: _WRITE.format(name) for name in _WRITES.split()},
     "raw": "run raw SQL through the model's manager (Model.objects.raw(...)).",
     "as_manager": "build managers from a Django QuerySet class.",
     "fetch_mode": "related objects are loaded per page; call it on the Django QuerySet.",
-    **{f"a{name}": _ASYNC.format(name) for name in (
-        "aggregate", "bulk_create", "bulk_update", "contains", "count", "create", "delete",
-        "earliest", "exists", "explain", "first", "get", "get_or_create", "in_bulk",
-        "iterator", "last", "latest", "update", "update_or_create",
-    )},  # fmt: skip
+    **{f"a{name}": _ASYNC.format(name) for name in _ASYNCS.split()},
 }
 
 

@@ -215,15 +215,15 @@ urlpatterns = [
     path("two/", include((second.urls, "second"), namespace="second")),
 ]
 URIS = sorted(
-    [f"/api/patterns/{cls._meta.resource_name}/" for cls in RESOURCES]
-    + ["/two/second/country/"]
+    [f"/api/patterns/{cls._meta.resource_name}/" for cls in RESOURCES] + ["/two/second/country/"]
 )
 
 
 @pytest.fixture
 def rows():
-    de, fr = Country.objects.create(code="de", name="Germany"), Country.objects.create(
-        code="fr", name="France"
+    de, fr = (
+        Country.objects.create(code="de", name="Germany"),
+        Country.objects.create(code="fr", name="France"),
     )
     ada = Author.objects.create(name="Ada", country=de)
     bert = Author.objects.create(name="Bert", country=fr)

@@ -227,18 +227,19 @@ def test_a_raising_handler500_is_reported_per_request(rows, settings):
 
 def test_a_slower_resource_says_where_the_time_goes():
     summary = ResourceSummary("/api/open/tag/", "ModelResource")
-    for path, model_s, djony_s in [("/api/open/tag/", 0.004, 0.002),
+    for where, model_s, djony_s in [("/api/open/tag/", 0.004, 0.002),
                                    ("/api/open/tag/1/", 0.002, 0.004),
                                    ("/api/open/tag/2/", 0.002, 0.004)]:  # fmt: skip
         answers = {"ModelResource": Answer(200, {}, b"", model_s),
                    "DjonyResource": Answer(200, {}, b"", djony_s)}  # fmt: skip
-        summary.outcomes.append(Outcome(Request(summary.uri, "GET", path), answers, None))
+        summary.outcomes.append(Outcome(Request(summary.uri, "GET", where), answers, None))
     assert summary.where_the_time_goes() == (
         "/api/open/tag/: DjonyResource is slower here; by request: "
         "detail 0.5x (2.00 / 4.00 ms), list 2.0x (4.00 / 2.00 ms)"
     )
     assert summary.as_json()["median_ms_by_request"]["detail"] == {
-        "ModelResource": 2.0, "DjonyResource": 4.0
+        "ModelResource": 2.0,
+        "DjonyResource": 4.0,
     }
 
 

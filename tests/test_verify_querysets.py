@@ -34,14 +34,18 @@ METHODS = {
     "or": lambda qs: qs.filter(pages__lt=100) | qs.filter(title__startswith="H"),
     "and": lambda qs: qs.filter(pages__gte=90) & qs.filter(in_print=True),
     # (SQLite refuses ORDER BY inside a compound statement: the parts are unordered)
-    "union": lambda qs: qs.filter(pages__lt=100)
-    .order_by()
-    .union(qs.filter(title="Heidi").order_by())
-    .order_by("title"),
-    "intersection": lambda qs: qs.order_by()
-    .intersection(qs.filter(pages__gte=90).order_by())
-    .order_by("-pages"),
-    "difference": lambda qs: qs.order_by().difference(qs.filter(title="Emma").order_by()).order_by("pk"),
+    "union": lambda qs: (
+        qs.filter(pages__lt=100)
+        .order_by()
+        .union(qs.filter(title="Heidi").order_by())
+        .order_by("title")
+    ),
+    "intersection": lambda qs: (
+        qs.order_by().intersection(qs.filter(pages__gte=90).order_by()).order_by("-pages")
+    ),
+    "difference": lambda qs: (
+        qs.order_by().difference(qs.filter(title="Emma").order_by()).order_by("pk")
+    ),
     "values": lambda qs: qs.values("title", "pages"),
     "valueslist": lambda qs: qs.values_list("title", flat=True),
     "none": lambda qs: qs.none(),

@@ -31,7 +31,11 @@ def copyable(model: type[models.Model]) -> bool:
     ):
         return False
     for f in meta.concrete_fields:
-        if f.unique and not f.primary_key and not isinstance(f, (models.CharField, models.TextField)):
+        if (
+            f.unique
+            and not f.primary_key
+            and not isinstance(f, (models.CharField, models.TextField))
+        ):
             return False
     return True
 
@@ -46,8 +50,11 @@ def make(model: type[models.Model], source: Any, key: Any, using: str) -> None:
     """Copy row ``source`` of ``model`` as row ``key`` (see the module's docstring)."""
     manager = model._base_manager.using(using)
     obj = manager.get(pk=source)
-    links = {f.name: list(getattr(obj, f.name).values_list("pk", flat=True))
-             for f in model._meta.many_to_many if f.remote_field.through._meta.auto_created}  # fmt: skip
+    links = {
+        f.name: list(getattr(obj, f.name).values_list("pk", flat=True))
+        for f in model._meta.many_to_many
+        if f.remote_field.through._meta.auto_created
+    }
     obj.pk = key
     for f in model._meta.concrete_fields:
         if f.unique and not f.primary_key:

@@ -79,7 +79,9 @@ def ensure_api_key(user: Any, using: str) -> None:
         ApiKey.objects.using(using).create(user=user, key=api_key_of(user, using))
 
 
-def credentials(authentication: Any, user: Any, using: str, hook: Hook | None = None) -> Credentials:
+def credentials(
+    authentication: Any, user: Any, using: str, hook: Hook | None = None
+) -> Credentials:
     """What a request must carry for ``authentication`` to let ``user`` in."""
     if hook is not None:
         meta = hook(authentication, user)

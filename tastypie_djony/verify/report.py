@@ -4,7 +4,8 @@ The table gives, per resource, the requests sent, how many answers were
 identical, how many differed, how many were ModelResource 500s that
 DjonyResource answers with a 4xx (DESIGN.md: better, never worse), the median
 time of each side and the speed-up (ModelResource's median over
-DjonyResource's), and with ``--writes`` how many writes succeeded on both sides.  :func:`as_json` is the same as data, for ``--json``.
+DjonyResource's), and with ``--writes`` how many writes succeeded on both
+sides.  :func:`as_json` is the same as data, for ``--json``.
 """
 
 from __future__ import annotations
@@ -140,7 +141,11 @@ def table(summaries: Iterable[ResourceSummary], writes: bool = False) -> str:
                 str(data["different"]),
                 str(data["improved"]),
                 str(data["volatile"]),
-                *((f"{data['writes_succeeded_on_both_sides']}/{data['writes']}",) if writes else ()),
+                *(
+                    (f"{data['writes_succeeded_on_both_sides']}/{data['writes']}",)
+                    if writes
+                    else ()
+                ),
                 _ms(data["median_ms"]["ModelResource"]),
                 _ms(data["median_ms"]["DjonyResource"]),
                 f"{speed:.1f}x" if speed else "-",
@@ -186,10 +191,16 @@ def as_json(summaries: list[ResourceSummary], meta: dict[str, Any]) -> dict[str,
         "differences": [_outcome_json(o) for s in summaries for o in s.different],
         "improved": [_outcome_json(o) for s in summaries for o in s.improved],
         "writes": [
-            {"resource": o.request.resource, "method": o.request.method, "path": o.request.path,
-             "body": o.request.body, "identical": o.identical,
-             **{side: o.answers[side].status for side in SIDES}}
-            for s in summaries for o in s.writes
+            {
+                "resource": o.request.resource,
+                "method": o.request.method,
+                "path": o.request.path,
+                "body": o.request.body,
+                "identical": o.identical,
+                **{side: o.answers[side].status for side in SIDES},
+            }
+            for s in summaries
+            for o in s.writes
         ],  # fmt: skip
     }
 

@@ -52,14 +52,10 @@ def unreachable(resource: Any) -> str | None:
 
 
 def both_errors(summary: ResourceSummary) -> list[Any]:
-    return [
-        o for o in summary.outcomes if all(a.status >= 400 for a in o.answers.values())
-    ]
+    return [o for o in summary.outcomes if all(a.status >= 400 for a in o.answers.values())]
 
 
-def reason(
-    summaries: list[ResourceSummary], not_compared: list[str], user: str | None
-) -> str:
+def reason(summaries: list[ResourceSummary], not_compared: list[str], user: str | None) -> str:
     """The one line saying why the run proves nothing or fails, or ``""`` for a pass."""
     outcomes = [o for s in summaries for o in s.outcomes]
     for outcome in outcomes:
@@ -94,7 +90,9 @@ def reason(
 def _errors_reason(summary: ResourceSummary, errors: list[Any], user: str | None) -> str:
     statuses = Counter(o.answers["ModelResource"].status for o in errors)
     status, count = statuses.most_common(1)[0]
-    head = f"{summary.uri}: {len(errors)} of {len(summary.outcomes)} answers were errors on both sides"
+    head = (
+        f"{summary.uri}: {len(errors)} of {len(summary.outcomes)} answers were errors on both sides"
+    )
     if status in (401, 403) and count == len(summary.outcomes):
         if user is None:
             return f"{head}: every answer was {status}: pass --user USERNAME"

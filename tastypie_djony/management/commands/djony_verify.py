@@ -350,7 +350,7 @@ def _error_handling_notes(summaries: list[report.ResourceSummary]) -> list[str]:
             first = answer.exception.splitlines()[0]
             notes.append(
                 f"{summary.uri}: {running.ERROR_HANDLING} on {len({id(o) for o, _ in failed})} "
-                f"requests, e.g. {outcome.request}: {first[len(running.ERROR_HANDLING) + 2:]}"
+                f"requests, e.g. {outcome.request}: {first[len(running.ERROR_HANDLING) + 2 :]}"
             )
     return notes
 
