@@ -224,6 +224,19 @@ class PonyQuerySet:
         if pony_local.db_session is not None:
             self.entity._database_._get_cache().flush()
 
+    def __aiter__(self) -> Any:
+        raise NotImplementedError(
+            f"async for over a {type(self).__name__} is not supported: "
+            + _ASYNC.format("__iter__")
+        )
+
+    def __deepcopy__(self, memo: dict) -> PonyQuerySet:
+        """As Django's: a copy of the query, not of the loaded objects."""
+        return type(self)(self.queryset._chain(), self.loaders)
+
+    def __class_getitem__(cls, *args: Any) -> type:
+        return cls
+
     def __getattr__(self, name: str) -> Any:
         if name in REFUSED:
             raise NotImplementedError(

@@ -12,6 +12,8 @@ calling them identical.
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 from django.urls import include, path
 from tastypie.api import Api
@@ -159,3 +161,10 @@ def test_combinations_are_object_lists_with_django_semantics(rows):
         base.acount()
     with pytest.raises(AttributeError):
         base.no_such_method  # noqa: B018
+    with pytest.raises(NotImplementedError, match="async for"):
+        base.__aiter__()
+    evaluated = base.filter(pages__lt=100)
+    assert len(evaluated) == 3
+    copied = copy.deepcopy(evaluated)
+    assert copied._result is None and [b.title for b in copied] == [b.title for b in evaluated]
+    assert DjonyObjectList[Book] is DjonyObjectList
