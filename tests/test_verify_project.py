@@ -248,3 +248,5 @@ def test_the_time_of_a_write_is_masked():
 
     assert takes_the_time(Book._meta.get_field("published"))  # default=timezone.now
     assert not takes_the_time(Book._meta.get_field("title"))
+    assert not takes_the_time(User._meta.get_field("last_login"))  # no default at all
+    assert takes_the_time(User._meta.get_field("date_joined"))

@@ -198,7 +198,11 @@ def takes_the_time(field: models.Field) -> bool:
     (``auto_now``, ``auto_now_add``, a callable default such as ``timezone.now``)."""
     if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
         return True
-    return isinstance(field, (models.DateField, models.TimeField)) and callable(field.default)
+    return (
+        isinstance(field, (models.DateField, models.TimeField))
+        and field.has_default()
+        and callable(field.default)
+    )
 
 
 def _recorder(name: str, trace: Trace) -> Any:
