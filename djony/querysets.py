@@ -147,10 +147,107 @@ class PonyQuerySet:
     def only(self, *fields: Any) -> PonyQuerySet:
         return self  # Pony loads whole rows; the values read are the same.
 
-    def aggregate(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        """Django's ``aggregate()``, after Pony's pending writes reached the database."""
+    def complex_filter(self, filter_obj: Any) -> PonyQuerySet:
+        return self._chain(self.queryset.complex_filter(filter_obj))
+
+    # -- combining lists, as Django combines QuerySets ----------------------
+    def __or__(self, other: Any) -> PonyQuerySet:
+        return self._chain(self.queryset | _queryset_of(other))
+
+    def __and__(self, other: Any) -> PonyQuerySet:
+        return self._chain(self.queryset & _queryset_of(other))
+
+    def __xor__(self, other: Any) -> PonyQuerySet:
+        return self._chain(self.queryset ^ _queryset_of(other))
+
+    def union(self, *others: Any, all: bool = False) -> PonyQuerySet:  # noqa: A002 - Django's name
+        return self._chain(self.queryset.union(*map(_queryset_of, others), all=all))
+
+    def intersection(self, *others: Any) -> PonyQuerySet:
+        return self._chain(self.queryset.intersection(*map(_queryset_of, others)))
+
+    def difference(self, *others: Any) -> PonyQuerySet:
+        return self._chain(self.queryset.difference(*map(_queryset_of, others)))
+
+    def resolve_expression(self, *args: Any, **kwargs: Any) -> Any:
+        """As a value in a lookup (``Other.objects.filter(owner__in=object_list)``): a subquery."""
+        return self.queryset.resolve_expression(*args, **kwargs)
+
+    @property
+    def totally_ordered(self) -> bool:
+        return self.queryset.totally_ordered
+
+    def contains(self, obj: Any) -> bool:
+        if self._result is not None:
+            return obj in self._result
+        return self.filter(pk=obj.pk).exists()
+
+    def earliest(self, *fields: str) -> Any:
+        return self._chain(self.queryset.order_by(*self._latest_fields(fields)))._first_or_raise()
+
+    def latest(self, *fields: str) -> Any:
+        ordering = [f[1:] if f.startswith("-") else f"-{f}" for f in self._latest_fields(fields)]
+        return self._chain(self.queryset.order_by(*ordering))._first_or_raise()
+
+    def _latest_fields(self, fields: tuple[str, ...]) -> tuple[str, ...]:
+        if fields:
+            return fields
+        latest_by = self.model._meta.get_latest_by
+        if not latest_by:
+            raise ValueError(
+                "earliest() and latest() require either fields as positional arguments "
+                "or 'get_latest_by' in the model's Meta."
+            )
+        return tuple(latest_by) if isinstance(latest_by, (list, tuple)) else (latest_by,)
+
+    def _first_or_raise(self) -> Any:
+        found = list(self[:1])
+        if not found:
+            name = self.model._meta.object_name
+            raise self.model.DoesNotExist(f"{name} matching query does not exist.")
+        return found[0]
+
+    def dates(self, *args: Any, **kwargs: Any) -> models.QuerySet:
+        """Django's ``dates()`` (a list of values, not of objects), after Pony's pending writes."""
+        self._flush()
+        return self.queryset.dates(*args, **kwargs)
+
+    def datetimes(self, *args: Any, **kwargs: Any) -> models.QuerySet:
+        """Django's ``datetimes()`` (values, not objects), after Pony's pending writes."""
+        self._flush()
+        return self.queryset.datetimes(*args, **kwargs)
+
+    def explain(self, *args: Any, **kwargs: Any) -> str:
+        return self.queryset.explain(*args, **kwargs)
+
+    def _flush(self) -> None:
         if pony_local.db_session is not None:
             self.entity._database_._get_cache().flush()
+
+    def __aiter__(self) -> Any:
+        raise NotImplementedError(
+            f"async for over a {type(self).__name__} is not supported: "
+            + _ASYNC.format("__iter__")
+        )
+
+    def __deepcopy__(self, memo: dict) -> PonyQuerySet:
+        """As Django's: a copy of the query, not of the loaded objects."""
+        return type(self)(self.queryset._chain(), self.loaders)
+
+    def __class_getitem__(cls, *args: Any) -> type:
+        return cls
+
+    def __getattr__(self, name: str) -> Any:
+        if name in REFUSED:
+            raise NotImplementedError(
+                f"{type(self).__name__}.{name}() is not supported on a list of "
+                f"{self.model._meta.label} served by Pony: {REFUSED[name]}"
+            )
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def aggregate(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """Django's ``aggregate()``, after Pony's pending writes reached the database."""
+        self._flush()
         return self.queryset.aggregate(*args, **kwargs)
 
     def select_related(self, *fields: Any) -> PonyQuerySet:
@@ -476,6 +573,29 @@ class PonyQuerySet:
                 (obj, {}) for obj in entity._fetch_objects(cursor, offsets, max_fetch_count=None)
             ]
         return _objects_with_values(entity, offsets, compiler, extras, cursor.fetchall())
+
+
+def _queryset_of(other: Any) -> models.QuerySet:
+    """The Django ``QuerySet`` behind ``other`` (a :class:`PonyQuerySet` or a QuerySet)."""
+    return other.queryset if isinstance(other, PonyQuerySet) else other
+
+
+_WRITE = "write through the model's manager (Model.objects.{0}(...)), as Django's QuerySet does."
+_ASYNC = "a Pony session belongs to one thread: call the synchronous {0}() instead."
+
+_WRITES = "update create get_or_create update_or_create bulk_create bulk_update"
+_ASYNCS = (
+    "aggregate bulk_create bulk_update contains count create delete earliest exists explain "
+    "first get get_or_create in_bulk iterator last latest update update_or_create"
+)
+#: QuerySet methods a list of Pony objects does not offer, and what to write instead.
+REFUSED: dict[str, str] = {
+    **{name: _WRITE.format(name) for name in _WRITES.split()},
+    "raw": "run raw SQL through the model's manager (Model.objects.raw(...)).",
+    "as_manager": "build managers from a Django QuerySet class.",
+    "fetch_mode": "related objects are loaded per page; call it on the Django QuerySet.",
+    **{f"a{name}": _ASYNC.format(name) for name in _ASYNCS.split()},
+}
 
 
 def load_to_one(objects: list[Any]) -> None:

@@ -22,12 +22,14 @@ from typing import Any
 
 from django.core.exceptions import FieldError
 from django.db import DataError, NotSupportedError, models
+from django.db.models.query import ModelIterable
 from tastypie.exceptions import BadRequest, InvalidSortError
 
 from djony import backends
 from djony.compat import none_as_json_null
 from djony.querysets import PonyQuerySet
 from djony.registry import pin_reads
+from tastypie_djony.fastpath import Fallback
 
 #: Errors Django raises while compiling SQL for a client's filter value.
 COMPILE_ERRORS = (
@@ -83,6 +85,20 @@ class DjonyObjectList(PonyQuerySet):
             return self._chain(self.queryset[start:stop])
         return super().__getitem__(key)
 
+    def values_rows(self, fields: list[str], kept: Any = None) -> list[tuple]:
+        """The row-built paths' rows; a ``values()`` list is served as ModelResource serves
+        it (its dicts or tuples reach Tastypie), so those paths decline it."""
+        self._check_objects()
+        return super().values_rows(fields, kept)
+
+    def rows_and_objects(self, fields: list[str], kept: Any = None) -> Any:
+        self._check_objects()
+        return super().rows_and_objects(fields, kept)
+
+    def _check_objects(self) -> None:
+        if self.queryset._iterable_class is not ModelIterable:
+            raise Fallback
+
     def _sql(self, compiler: Any) -> tuple[str, tuple]:
         return _as_sql(compiler)
 
@@ -134,8 +150,20 @@ def _as_sql(compiler: Any) -> tuple[str, tuple]:
         return compiler.as_sql()
     except FieldError as exc:
         raise BadRequest(str(exc)) from None
+    except ValueError as exc:
+        # A lookup that only checks its value when compiled (isnull=maybe, a one-value
+        # range, a duration given as text): the request, not the code, is wrong.
+        raise InvalidFilterValue(f"Invalid filter: {_first_line(exc)}") from None
     except COMPILE_ERRORS as exc:
-        # A lookup that only checks its value when compiled (isnull=maybe,
-        # a one-value range, a duration given as text) or that this database
-        # lacks (JSON contains on SQLite): the request, not the code, is wrong.
+        # The same, or a lookup this database lacks (JSON contains on SQLite).
         raise BadRequest(f"Invalid filter: {_first_line(exc)}") from None
+
+
+class InvalidFilterValue(BadRequest, ValueError):
+    """A filter value Django refused when compiling: a 400 with Django's reason.
+
+    Also a ``ValueError``, as Django raised it: where Tastypie turns a ``ValueError``
+    into its own answer (evaluated inside ``apply_filters()`` or ``authorized_read_list()``
+    through ``exists()``, ``count()`` ..., in ``obj_get_list``/``obj_get``), the answer
+    is ModelResource's.
+    """

@@ -91,6 +91,10 @@ class DjonyDeclarativeMetaclass(ModelDeclarativeMetaclass):
         if "get_object_list" in attrs:
             attrs["get_object_list"] = _served_by_pony(attrs["get_object_list"])
         new_class = super().__new__(mcs, name, bases, attrs)
+        inherited = getattr(new_class, "get_object_list", None)
+        if inherited is not None and not getattr(inherited, "_djony_served", False):
+            # An override defined in a mixin or a parent the metaclass did not build.
+            new_class.get_object_list = _served_by_pony(inherited)
         if meta is not None and not getattr(meta, "abstract", False):
             queryset = getattr(new_class._meta, "queryset", None)
             if queryset is not None:
@@ -102,23 +106,17 @@ class DjonyDeclarativeMetaclass(ModelDeclarativeMetaclass):
 def check_queryset(resource_name: str, queryset: Any, where: str = "Meta.queryset") -> None:
     """Refuse QuerySet features an object list of Pony objects cannot carry.
 
-    ``filter``/``exclude``/``order_by``/``distinct``/``annotate``/``extra`` are
-    served (annotations become attributes of the objects, as on Django instances);
-    ``select_related``/``prefetch_related`` are not needed (related data is
-    loaded per page).
+    ``filter``/``exclude``/``order_by``/``distinct``/``annotate``/``extra`` and the
+    combinations (``|``, ``&``, ``union()`` ...) are served (annotations become
+    attributes of the objects, as on Django instances); ``select_related``/
+    ``prefetch_related`` are not needed (related data is loaded per page).
     """
-    query = queryset.query
-    unsupported = []
-    if query.values_select or queryset._iterable_class is not ModelIterable:
-        unsupported.append("values()/values_list()")
-    if query.combinator:
-        unsupported.append(f"{query.combinator}()")
-    if unsupported:
+    if queryset.query.values_select or queryset._iterable_class is not ModelIterable:
         raise ImproperlyConfigured(
-            f"DjonyResource {resource_name}: {where} uses {', '.join(unsupported)}, which "
-            "DjonyResource cannot serve (objects are Pony entities over the model's own "
-            "columns). Keep it to filter()/exclude()/order_by()/distinct()/annotate(), and "
-            "compute other values in a dehydrate_<field>() method."
+            f"DjonyResource {resource_name}: {where} uses values()/values_list(), which "
+            "no resource can serve (its objects are dicts or tuples, not model instances; "
+            "ModelResource answers 500). Return objects (filter()/exclude()/order_by()/"
+            "annotate()/union() ...), and compute other values in a dehydrate_<field>() method."
         )
 
 
@@ -132,8 +130,13 @@ def _served_by_pony(get_object_list: Callable) -> Callable:
 
     @functools.wraps(get_object_list)
     def wrapper(self: Any, request: Any) -> Any:
-        return self.as_object_list(get_object_list(self, request), request)
+        result = get_object_list(self, request)
+        if not isinstance(self, DjonyResource):
+            # A ModelResource built from this class (djony_verify's twin): Django serves it.
+            return result
+        return self.as_object_list(result, request)
 
+    wrapper._djony_served = True
     return wrapper
 
 
@@ -217,7 +220,8 @@ class DjonyResource(
         served through Pony with the page loaders; anything else is kept.
         """
         if isinstance(result, models.QuerySet) and not self.writes_through_django(request):
-            check_queryset(type(self).__name__, result, where="get_object_list()")
+            # values()/values_list() too: their dicts and tuples reach Tastypie as on
+            # ModelResource (the row-built paths decline such a list).
             return DjonyObjectList(result, tuple(self.page_loaders()))
         return result
 

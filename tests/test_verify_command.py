@@ -46,6 +46,7 @@ class TagResource(StampMixin, CompanyBase):
         filtering = {"name": ALL, "id": ALL}
         ordering = ["name", "id"]
         authorization = Authorization()
+        writes = "django"  # the twin's writes fire Django's signals, as ModelResource's do
 
     def get_object_list(self, request):
         return super().get_object_list(request)  # the 2013 spelling

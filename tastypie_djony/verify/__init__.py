@@ -10,9 +10,13 @@ One module per step:
 * :mod:`.discovery`: the resources the URLconf serves;
 * :mod:`.twins`: a resource class rebuilt on the other base class;
 * :mod:`.urlconf`: a copy of the URLconf with the twins mounted instead;
-* :mod:`.generation`: the requests, from each resource's definition and its rows;
+* :mod:`.generation`: the requests, from each resource's definition and its rows
+  (with :mod:`.copies`, the rows updates and deletes are sent to);
+* :mod:`.credentials`: what ``--user`` sends for each resource's authentication;
 * :mod:`.running`: sending a request to both sides (in a rolled-back transaction)
-  and comparing, with :mod:`.differences`;
+  and comparing, with :mod:`.differences` and, for writes, :mod:`.effects` (the rows
+  of every table written, the signals fired);
+* :mod:`.verdict`: whether the run proved anything, and the one-line reason if not;
 * :mod:`.report`: the tables, the first differences, the JSON file;
 * :mod:`.progress`: the progress bar.
 """

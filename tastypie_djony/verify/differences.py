@@ -25,13 +25,22 @@ class Answer:
     headers: dict[str, str]
     body: bytes = field(repr=False)
     seconds: float = 0.0
+    #: The exception the request raised (its type, message and last frames), if any.
+    exception: str = ""
+    #: Whether that exception passed through tastypie_djony's own code.
+    in_djony: bool = False
 
     @property
     def content_type(self) -> str:
         return self.headers.get("Content-Type", "")
 
     def text(self, limit: int = 600) -> str:
+        """The body as text; for an exception, the exception instead of an HTML error page."""
+        if self.exception and (not self.body or "html" in self.content_type):
+            return self.exception
         text = self.body.decode("utf-8", "replace")
+        if self.exception:
+            text = f"{self.exception}\n{text}"
         return text if len(text) <= limit else text[:limit] + f"... ({len(self.body)} bytes)"
 
 

@@ -5,8 +5,9 @@ a malformed limit), details of a sample of rows and of a missing one,
 ``schema/``, ``set/``, every filter ``Meta.filtering`` allows with every term
 allowed on it (values sampled from the rows, plus values that match nothing
 and malformed ones), every ``Meta.ordering`` field both ways, and each format
-the serializer offers.  :func:`write_requests` adds POST/PUT/PATCH/DELETE
-built from an existing row; :func:`from_log` reads GET paths from a file.
+the serializer offers.  :func:`write_requests` adds POSTs built from the
+resource's fields and PUT/PATCH/DELETE on copies of a row; :func:`from_log`
+reads GET paths from a file.
 
 Values are sampled with Django's ORM on the database being verified, in a
 fixed random order (``seed``), so two runs send the same requests.
@@ -20,7 +21,7 @@ import json
 import random
 import re
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,8 @@ from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from tastypie.constants import ALL, ALL_WITH_RELATIONS
 from tastypie.resources import Resource
+
+from tastypie_djony.verify import copies
 
 NO_MATCH = "djony-verify-no-match"
 MALFORMED = "not-a-value-%"
@@ -48,7 +51,8 @@ class Request:
     path: str  # with the query string
     body: str | None = None  # JSON, for writes
     model: type | None = None  # whose rows a write may change
-    key: Any = None  # the row a write names (compared afterwards, with any new rows)
+    key: Any = None  # the row a write names
+    copy_of: Any = None  # the row copied as ``key`` before the write (see .copies)
 
     @property
     def writes(self) -> bool:
@@ -261,20 +265,17 @@ def date_part(value: Any, term: str) -> int:
     return parts[term]() if term in parts else getattr(value, term, 0)
 
 
-def read_requests(resources: Iterable[Resource], using: str, sample: int) -> Iterator[Request]:
-    """Every generated GET for each resource, resource after resource."""
-    for resource in resources:
-        yield from ResourceRequests(resource, using, sample).all()
-
-
 # -- writes -------------------------------------------------------------------------------
 def write_requests(
     resource: Resource, using: str, fetch_json: Callable[[str], Any]
 ) -> Iterator[Request]:
-    """POST, PUT, PATCH and DELETE built from one existing row (what the resource allows).
+    """Writes built from the resource's fields and one existing row (what the resource allows).
 
-    ``fetch_json(path)`` returns a detail as the API shows it; the body of a
-    POST is that row with its key dropped and its unique text values changed.
+    POSTs of new objects: with the required fields only (every optional one
+    left out), with every field (every to-one and to-many given), with blank
+    values where fields allow them; then PUT, PATCH and DELETE (detail and
+    list) on a copy of the row (:mod:`.copies`), made in the request's
+    transaction.  ``fetch_json(path)`` returns a detail as the API shows it.
     """
     generator = ResourceRequests(resource, using, sample=1)
     keys = generator.keys()
@@ -284,32 +285,101 @@ def write_requests(
     shown = fetch_json(f"{generator.uri}{key}/?format=json")
     if not isinstance(shown, dict):
         return
-    body = writable_body(resource, shown)
-    changed_name = first_text_field(resource, unique=False)
+    model = generator.model
+    full = writable_body(resource, shown)
+    for name, value in related_values(resource, using).items():
+        if not full.get(name):
+            full[name] = value  # every to-one and to-many given
+    full = {name: as_uri(value) for name, value in full.items()}
     list_methods = set(resource._meta.list_allowed_methods)
     detail_methods = set(resource._meta.detail_allowed_methods)
-    detail = f"{generator.uri}{key}/"
 
-    def write(method: str, path: str, data: Any) -> Request:
-        body = json.dumps(data, default=str)
-        return generator.request(path, method=method, body=body, key=key)
+    def write(method: str, path: str, data: Any, **extra: Any) -> Request:
+        return generator.request(path, method=method, body=json.dumps(data, default=str), **extra)
 
     if "post" in list_methods:
-        unique = uniquified(resource, body)
-        if unique is not None:
-            yield write("POST", generator.uri, unique)
+        bodies = [
+            {n: v for n, v in full.items() if required(resource.fields[n])},
+            full,
+            {**{n: v for n, v in full.items() if required(resource.fields[n])},
+             **blank_values(resource)},
+        ]  # fmt: skip
+        seen = []
+        for body in bodies:
+            body = uniquified(resource, body)
+            if body is not None and body not in seen:
+                seen.append(body)
+                yield write("POST", generator.uri, body)
+    if copies.copyable(model):
+        target, copy = copies.free_key(model, using), {"copy_of": key}
+    else:
+        target, copy = key, {}  # no copy can be made: the row itself (rolled back alike)
+    detail = f"{generator.uri}{target}/"
+    changed_name = first_text_field(resource, unique=False) or first_text_field(resource, True)
     if changed_name:
         new = f"{shown.get(changed_name) or ''} (verify)"
         if "put" in detail_methods:
-            yield write("PUT", detail, {**body, changed_name: new})
+            body = uniquified(resource, {**full, changed_name: new})
+            if body is not None:
+                yield write("PUT", detail, body, key=target, **copy)
         if "patch" in detail_methods:
-            yield write("PATCH", detail, {changed_name: new})
+            yield write("PATCH", detail, {changed_name: new}, key=target, **copy)
     if "delete" in detail_methods:
-        yield generator.request(detail, method="DELETE", key=key)
+        yield generator.request(detail, method="DELETE", key=target, **copy)
     pk_filter = generator.meta.filtering.get("id")
     if "delete" in list_methods and pk_filter is not None:
-        path = _query(generator.uri, {"id": str(key)})
-        yield generator.request(path, method="DELETE", key=key)
+        path = _query(generator.uri, {"id": str(target)})
+        yield generator.request(path, method="DELETE", key=target, **copy)
+
+
+def required(field: Any) -> bool:
+    """Whether Tastypie refuses a new object without ``field`` (no default, not null, not blank)."""
+    return not (field.readonly or field.blank or field.null or field.has_default())
+
+
+def blank_values(resource: Resource) -> dict[str, Any]:
+    """An empty value for each writable text field that allows blank values."""
+    values = {}
+    for name, field in resource.fields.items():
+        model_field = _model_field(resource, name)
+        if (
+            not field.readonly
+            and isinstance(model_field, (models.CharField, models.TextField))
+            and model_field.blank
+            and not model_field.unique
+        ):
+            values[name] = ""
+    return values
+
+
+def related_values(resource: Resource, using: str, count: int = 2) -> dict[str, Any]:
+    """For each writable related field, URIs of existing related rows (a list for a to-many)."""
+    values: dict[str, Any] = {}
+    for name, field in resource.fields.items():
+        if not getattr(field, "is_related", False) or field.readonly:
+            continue
+        try:
+            related = field.to_class()
+            queryset = related._meta.queryset
+            if queryset is None:
+                continue
+            objects = list(queryset._clone().using(using).order_by("pk")[:count])
+            uris = [related.get_resource_uri(obj) for obj in objects]
+        except Exception:  # noqa: BLE001 - a related resource without rows or URIs
+            continue
+        uris = [uri for uri in uris if uri]
+        if uris:
+            values[name] = uris if field.is_m2m else uris[0]
+    return values
+
+
+def as_uri(value: Any) -> Any:
+    """A ``full=True`` related object shown as data, given back as its URI."""
+    if isinstance(value, dict) and "resource_uri" in value:
+        return value["resource_uri"]
+    if isinstance(value, list):
+        return [as_uri(v) for v in value]
+    return value
 
 
 def writable_body(resource: Resource, shown: dict) -> dict:

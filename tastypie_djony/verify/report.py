@@ -4,7 +4,8 @@ The table gives, per resource, the requests sent, how many answers were
 identical, how many differed, how many were ModelResource 500s that
 DjonyResource answers with a 4xx (DESIGN.md: better, never worse), the median
 time of each side and the speed-up (ModelResource's median over
-DjonyResource's).  :func:`as_json` is the same as data, for ``--json``.
+DjonyResource's), and with ``--writes`` how many writes succeeded on both
+sides.  :func:`as_json` is the same as data, for ``--json``.
 """
 
 from __future__ import annotations
@@ -40,9 +41,43 @@ class ResourceSummary:
     def improved(self) -> list[Outcome]:
         return [o for o in self.outcomes if o.improved]
 
+    @property
+    def writes(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.request.writes]
+
+    @property
+    def writes_succeeded(self) -> list[Outcome]:
+        """Writes that both sides carried out (a 2xx answer on each)."""
+        return [o for o in self.writes if all(a.status < 300 for a in o.answers.values())]
+
     def median_ms(self, side: str) -> float | None:
         times = [o.answers[side].seconds for o in self.outcomes]
         return 1000 * statistics.median(times) if times else None
+
+    def by_kind(self) -> dict[str, tuple[float, float]]:
+        """Median milliseconds of each side per kind of request (list, detail, ...)."""
+        kinds: dict[str, list[Outcome]] = {}
+        for outcome in self.outcomes:
+            kinds.setdefault(request_kind(outcome.request, self.uri), []).append(outcome)
+        return {
+            kind: tuple(
+                1000 * statistics.median(o.answers[side].seconds for o in outcomes)
+                for side in SIDES
+            )
+            for kind, outcomes in kinds.items()
+        }
+
+    def where_the_time_goes(self) -> str | None:
+        """For a resource DjonyResource serves more slowly: the speed-up per kind of request."""
+        speed = self.speedup()
+        if speed is None or speed >= 1:
+            return None
+        parts = [
+            f"{kind} {model / djony:.1f}x ({model:.2f} / {djony:.2f} ms)"
+            for kind, (model, djony) in sorted(self.by_kind().items())
+            if djony
+        ]
+        return f"{self.uri}: DjonyResource is slower here; by request: " + ", ".join(parts)
 
     def speedup(self) -> float | None:
         model, djony = self.median_ms("ModelResource"), self.median_ms("DjonyResource")
@@ -60,20 +95,40 @@ class ResourceSummary:
             "different": len(self.different),
             "improved": len(self.improved),
             "volatile": len(self.volatile),
+            "writes": len(self.writes),
+            "writes_succeeded_on_both_sides": len(self.writes_succeeded),
             "median_ms": {side: _round(self.median_ms(side)) for side in SIDES},
             "speedup": _round(self.speedup()),
+            "median_ms_by_request": {
+                kind: dict(zip(SIDES, map(_round, times), strict=True))
+                for kind, times in sorted(self.by_kind().items())
+            },
         }
+
+
+def request_kind(request: Any, uri: str) -> str:
+    """``list``, ``detail``, ``schema``, ``set`` or ``write``."""
+    if request.writes:
+        return "write"
+    path = request.path.split("?", 1)[0]
+    if path.endswith("/schema/"):
+        return "schema"
+    if "/set/" in path[len(uri) - 1 :]:
+        return "set"
+    return "list" if path == uri else "detail"
 
 
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
 
 
-def table(summaries: Iterable[ResourceSummary]) -> str:
-    """One line per resource, with a header."""
+def table(summaries: Iterable[ResourceSummary], writes: bool = False) -> str:
+    """One line per resource, with a header; ``writes``: how many writes succeeded on both
+    sides, of how many sent."""
     rows = [
         ("resource", "requests", "identical", "different", "improved", "volatile",
-         "ModelResource ms", "DjonyResource ms", "speed-up"),
+         *(("writes ok",) if writes else ()), "ModelResource ms", "DjonyResource ms",
+         "speed-up"),
     ]  # fmt: skip
     for summary in summaries:
         data = summary.as_json()
@@ -86,6 +141,11 @@ def table(summaries: Iterable[ResourceSummary]) -> str:
                 str(data["different"]),
                 str(data["improved"]),
                 str(data["volatile"]),
+                *(
+                    (f"{data['writes_succeeded_on_both_sides']}/{data['writes']}",)
+                    if writes
+                    else ()
+                ),
                 _ms(data["median_ms"]["ModelResource"]),
                 _ms(data["median_ms"]["DjonyResource"]),
                 f"{speed:.1f}x" if speed else "-",
@@ -130,6 +190,18 @@ def as_json(summaries: list[ResourceSummary], meta: dict[str, Any]) -> dict[str,
         "resources": [s.as_json() for s in summaries],
         "differences": [_outcome_json(o) for s in summaries for o in s.different],
         "improved": [_outcome_json(o) for s in summaries for o in s.improved],
+        "writes": [
+            {
+                "resource": o.request.resource,
+                "method": o.request.method,
+                "path": o.request.path,
+                "body": o.request.body,
+                "identical": o.identical,
+                **{side: o.answers[side].status for side in SIDES},
+            }
+            for s in summaries
+            for o in s.writes
+        ],  # fmt: skip
     }
 
 

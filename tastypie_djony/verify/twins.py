@@ -70,14 +70,24 @@ class _SwappedMro:
         return order
 
 
-_METACLASSES: dict[type, type] = {}
+_METACLASSES: dict[tuple[type, type], type] = {}
 
 
-def _metaclass_for(cls: type) -> type:
-    meta = type(cls)
-    if meta not in _METACLASSES:
-        _METACLASSES[meta] = type(f"Twin{meta.__name__}", (_SwappedMro, meta), {})
-    return _METACLASSES[meta]
+def _metaclass_for(cls: type, target: type) -> type:
+    """The twin's metaclass: ``cls``'s (a project's own included) and the ``target`` base's,
+    so a DjonyResource twin gets what DjonyResource's metaclass does to a class (an
+    inherited ``get_object_list`` served by Pony)."""
+    meta, wanted = type(cls), type(target)
+    if issubclass(meta, wanted):
+        bases: tuple[type, ...] = (meta,)
+    elif issubclass(wanted, meta):
+        bases = (wanted,)
+    else:
+        bases = (wanted, meta)
+    if (meta, wanted) not in _METACLASSES:
+        name = f"Twin{'_'.join(b.__name__ for b in bases)}"
+        _METACLASSES[meta, wanted] = type(name, (_SwappedMro, *bases), {})
+    return _METACLASSES[meta, wanted]
 
 
 def _field_for(field: Any, target: type) -> Any:
@@ -110,7 +120,7 @@ class Twins:
         namespace[SWAP] = (cls, source, target)
         namespace["__qualname__"] = f"{cls.__qualname__}[{target.__name__} twin]"
         try:
-            twin = _metaclass_for(cls)(cls.__name__, (cls,), namespace)
+            twin = _metaclass_for(cls, target)(cls.__name__, (cls,), namespace)
         except Exception as error:  # ImproperlyConfigured, a Meta the other base refuses ...
             raise TwinError(f"{cls.__qualname__} on {target.__name__}: {error}") from error
         finally:
@@ -139,6 +149,8 @@ class Twins:
         """A twin instance standing in for the mounted ``original`` (same ``api_name``)."""
         twin = self.twin(type(original))(api_name=original._meta.api_name)
         twin.api_name = getattr(original, "api_name", original._meta.api_name)
+        # What Api.register() wrote into the original's options (a NamespacedApi's namespace).
+        twin._meta.urlconf_namespace = original._meta.urlconf_namespace
         return twin
 
 

@@ -13,7 +13,6 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from tastypie_djony.verify.discovery import tastypie_view
@@ -67,7 +66,3 @@ def twin_urlconf(stand_ins: dict[int, Any], urlconf: Any = None) -> types.Module
         if hasattr(original, name):
             setattr(module, name, getattr(original, name))
     return module
-
-
-def project_urlconf() -> Any:
-    return settings.ROOT_URLCONF

@@ -1,0 +1,106 @@
+"""Whether a run proved anything, and if not, why: the command's one-line reason.
+
+A run passes only when answers were compared and were the same.  It fails,
+with one line saying why, when:
+
+* the twin machinery itself raised (a ModelResource answer whose exception
+  was raised inside tastypie_djony, where only djony_verify's twins run);
+* nothing was compared, or a resource could not be (its list URI is empty,
+  or answered by something that is not that resource: see :func:`unreachable`);
+* most of a resource's answers are errors on both sides (every answer a
+  401 means the requests never got in: pass ``--user``);
+* most answers changed between two identical requests (nothing to compare);
+* an answer differs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from django.urls import Resolver404, resolve
+
+from tastypie_djony.verify.discovery import tastypie_view
+from tastypie_djony.verify.report import ResourceSummary
+
+#: Above this share of errors on both sides, a resource's answers prove nothing.
+MOSTLY = 0.5
+
+
+def unreachable(resource: Any) -> str | None:
+    """Why ``resource``'s list URI does not reach it, or ``None`` if it does."""
+    name = type(resource).__name__
+    uri = resource.get_resource_uri()
+    if not uri:
+        return (
+            f"{name}: get_resource_uri() is '' (no URL reverses to it: a namespaced "
+            "include() without Meta.urlconf_namespace?)"
+        )
+    try:
+        match = resolve(uri)
+    except Resolver404:
+        return f"{name}: its list URI {uri} resolves to no view"
+    view = tastypie_view(match.func)
+    owner = getattr(view, "owner", None)
+    if owner is resource or (
+        type(owner) is type(resource)
+        and getattr(owner._meta, "api_name", None) == resource._meta.api_name
+    ):
+        return None
+    served_by = match.view_name or getattr(match.func, "__name__", repr(match.func))
+    return f"{name}: its list URI {uri} is served by {served_by}, not by this resource"
+
+
+def both_errors(summary: ResourceSummary) -> list[Any]:
+    return [o for o in summary.outcomes if all(a.status >= 400 for a in o.answers.values())]
+
+
+def reason(summaries: list[ResourceSummary], not_compared: list[str], user: str | None) -> str:
+    """The one line saying why the run proves nothing or fails, or ``""`` for a pass."""
+    outcomes = [o for s in summaries for o in s.outcomes]
+    for outcome in outcomes:
+        answer = outcome.answers["ModelResource"]
+        if answer.in_djony:
+            first = answer.exception.splitlines()[0]
+            return (
+                f"the ModelResource side of {outcome.request} raised inside tastypie_djony "
+                f"({first}): a djony_verify bug, please report it"
+            )
+    if not outcomes:
+        why = f" ({not_compared[0]})" if not_compared else ""
+        return f"nothing was compared{why}"
+    if not_compared:
+        return f"{len(not_compared)} resources were not compared: {not_compared[0]}"
+    for summary in summaries:
+        errors = both_errors(summary)
+        if summary.outcomes and len(errors) > MOSTLY * len(summary.outcomes):
+            return _errors_reason(summary, errors, user)
+    volatile = [o for o in outcomes if o.volatile]
+    if len(volatile) > MOSTLY * len(outcomes):
+        return (
+            f"{len(volatile)} of {len(outcomes)} answers changed between two identical "
+            "requests: nothing could be compared"
+        )
+    different = [o for o in outcomes if not o.identical]
+    if different:
+        return f"{len(different)} of {len(outcomes)} answers differ"
+    return ""
+
+
+def _errors_reason(summary: ResourceSummary, errors: list[Any], user: str | None) -> str:
+    statuses = Counter(o.answers["ModelResource"].status for o in errors)
+    status, count = statuses.most_common(1)[0]
+    head = (
+        f"{summary.uri}: {len(errors)} of {len(summary.outcomes)} answers were errors on both sides"
+    )
+    if status in (401, 403) and count == len(summary.outcomes):
+        if user is None:
+            return f"{head}: every answer was {status}: pass --user USERNAME"
+        return (
+            f"{head}: every answer was {status} as --user {user} (an authentication "
+            "djony_verify cannot satisfy? see --credentials)"
+        )
+    sample = next(o for o in errors if o.answers["ModelResource"].status == status)
+    exception = sample.answers["ModelResource"].exception.splitlines()
+    detail = f", e.g. {sample.request}: {exception[0]}" if exception else ""
+    return f"{head} (mostly {status}{detail})"

@@ -1,0 +1,252 @@
+"""``djony_verify`` tells the truth on a real project: a run that compared nothing or
+only errors fails with one line saying why; shapes seen in open-source Tastypie APIs
+(a namespaced include without ``urlconf_namespace``, a raising ``handler500``) are
+reported, never counted as identical; ``--user`` gets through each stock authentication.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.http import HttpResponse
+from django.test import override_settings
+from django.urls import include, path
+from tastypie.api import Api
+from tastypie.authentication import (
+    ApiKeyAuthentication,
+    BasicAuthentication,
+    MultiAuthentication,
+    SessionAuthentication,
+)
+from tastypie.authorization import Authorization
+from tastypie.constants import ALL
+from tastypie.resources import ModelResource
+
+from tastypie_djony.resources import DjonyResource
+from tastypie_djony.verify import verdict
+from tastypie_djony.verify.differences import Answer
+from tastypie_djony.verify.effects import takes_the_time
+from tastypie_djony.verify.generation import Request
+from tastypie_djony.verify.report import ResourceSummary
+from tastypie_djony.verify.running import Outcome
+from tests.testapp.models import Country, Tag
+from tests.verify_helpers import verify
+
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.test_verify_project")]
+
+
+class TagResource(ModelResource):
+    class Meta:
+        queryset = Tag.objects.all()
+        resource_name = "tag"
+        filtering = {"name": ALL}
+        authorization = Authorization()
+
+
+class KeyTagResource(TagResource):
+    class Meta(TagResource.Meta):
+        resource_name = "keytag"
+        authentication = ApiKeyAuthentication()
+
+
+class BasicTagResource(DjonyResource):
+    class Meta:
+        queryset = Tag.objects.all()
+        resource_name = "basictag"
+        authentication = BasicAuthentication()
+
+
+class SessionTagResource(TagResource):
+    class Meta(TagResource.Meta):
+        resource_name = "sessiontag"
+        authentication = SessionAuthentication()
+
+
+class MultiTagResource(TagResource):
+    class Meta(TagResource.Meta):
+        resource_name = "multitag"
+        authentication = MultiAuthentication(BasicAuthentication(), ApiKeyAuthentication())
+
+
+class GuardedCountryResource(ModelResource):
+    """A ``wrap_view`` of the project's own that raises outside Tastypie's error handling."""
+
+    class Meta:
+        queryset = Country.objects.all()
+        resource_name = "guarded"
+
+    def wrap_view(self, view):
+        inner = super().wrap_view(view)
+
+        def guarded(request, *args, **kwargs):
+            if request.path.endswith("/schema/"):
+                raise RuntimeError("the guard refuses schemas")
+            return inner(request, *args, **kwargs)
+
+        return guarded
+
+
+def handler500(request):
+    """The project's error page, broken (wger's first run aborted on one like it)."""
+    raise LookupError("the 500 template is missing")
+
+
+open_api = Api(api_name="open")
+open_api.register(TagResource())
+open_api.register(GuardedCountryResource())
+auth_api = Api(api_name="auth")
+for resource in (KeyTagResource, BasicTagResource, SessionTagResource, MultiTagResource):
+    auth_api.register(resource())
+
+
+class HiddenTagResource(TagResource):
+    class Meta(TagResource.Meta):
+        pass  # its own Meta: Api.register() writes api_name into it
+
+
+hidden = Api(api_name="hidden")
+hidden.register(HiddenTagResource())
+
+
+class ShadowedTagResource(TagResource):
+    class Meta(TagResource.Meta):
+        resource_name = "shadowed"
+
+
+def shadowing_page(request):
+    """A project view mounted in front of the API (the resource never answers)."""
+    return HttpResponse("<html>home</html>")
+
+
+shadowed = Api(api_name="shadow")
+shadowed.register(ShadowedTagResource())
+urlpatterns = [
+    path("api/shadow/shadowed/", shadowing_page, name="home"),
+    path("api/", include(shadowed.urls)),
+    path("api/", include(open_api.urls)),
+    path("api/", include(auth_api.urls)),
+    # pinry's shape: a namespace, and no Meta.urlconf_namespace to reverse through it
+    path("ns/", include((hidden.urls, "hidden"), namespace="hidden")),
+]
+
+
+@pytest.fixture
+def rows():
+    for name in ("alpha", "beta", "gamma", "delta"):
+        Tag.objects.create(name=name)
+    Country.objects.create(code="de", name="Germany")
+    return User.objects.create_user("ada", password="unused")
+
+
+def test_allowed_hosts_without_testserver_is_a_one_line_failure(rows):
+    with override_settings(ALLOWED_HOSTS=["127.0.0.1", "localhost"]):
+        run = verify("--resource", "/api/open/tag/")
+        assert run.code == 1
+        assert run.reason.startswith("ALLOWED_HOSTS lacks 'testserver'")
+        assert "\n" not in run.reason
+        allowed = verify("--resource", "/api/open/tag/", "--host", "localhost")
+    assert allowed.code == 0, allowed.out
+    assert allowed.resource("/api/open/tag/")["identical"] > 20
+
+
+def test_an_authenticated_api_without_user_says_pass_user(rows):
+    run = verify("--resource", "/api/auth/keytag/")
+    assert run.code == 1
+    assert run.reason.endswith("every answer was 401: pass --user USERNAME"), run.reason
+    assert "/api/auth/keytag/" in run.reason and "\n" not in run.reason
+
+
+@pytest.mark.parametrize("uri", ["keytag", "basictag", "sessiontag", "multitag"])
+def test_user_gets_through_every_stock_authentication(rows, uri):
+    run = verify("--resource", f"/api/auth/{uri}/", "--user", "ada")
+    assert run.code == 0, run.out
+    figures = run.resource(f"/api/auth/{uri}/")
+    assert figures["identical"] > 20 and figures["different"] == 0
+    assert not run.report["notes"]
+
+
+def test_a_custom_authentication_is_named_and_reached_through_the_hook(rows):
+    run = verify("--resource", "/api/auth/keytag/", "--user", "ada", "--credentials",
+                 "tests.test_verify_project.no_credentials")  # fmt: skip
+    assert run.code == 0, run.out  # the hook gave nothing: the stock ApiKey rule applied
+
+
+def no_credentials(authentication, user):
+    assert isinstance(authentication, ApiKeyAuthentication) and user.username == "ada"
+    return None
+
+
+def test_a_namespaced_include_without_urlconf_namespace_is_not_compared(rows):
+    run = verify()
+    assert run.code == 1
+    assert run.reason.startswith("2 resources were not compared: "), run.reason
+    assert run.report["not_compared"] == [
+        "ShadowedTagResource: its list URI /api/shadow/shadowed/ is served by home, "
+        "not by this resource",
+        "HiddenTagResource: get_resource_uri() is '' (no URL reverses to it: a namespaced "
+        "include() without Meta.urlconf_namespace?)",
+    ]
+    assert all(r["resource"] for r in run.report["resources"])  # never counted as resource ''
+    assert "not compared: HiddenTagResource" in run.out
+
+
+def test_a_list_uri_answered_by_another_view_is_not_compared(rows):
+    run = verify("--resource", "/api/shadow/")
+    assert run.code == 1
+    assert run.reason == (
+        "nothing was compared (ShadowedTagResource: its list URI /api/shadow/shadowed/ "
+        "is served by home, not by this resource)"
+    )
+    assert run.report["resources"] == []
+
+
+def test_the_twin_machinery_raising_is_a_failure_of_its_own():
+    answer = Answer(500, {}, b"", exception="AttributeError: as_object_list\n  x.py:1 in f",
+                    in_djony=True)  # fmt: skip
+    summary = ResourceSummary("/api/open/tag/", "DjonyResource")
+    request = Request("/api/open/tag/", "GET", "/api/open/tag/")
+    summary.outcomes.append(Outcome(request, {"ModelResource": answer, "DjonyResource": answer},
+                                    None))  # fmt: skip
+    assert verdict.reason([summary], [], None) == (
+        "the ModelResource side of GET /api/open/tag/ raised inside tastypie_djony "
+        "(AttributeError: as_object_list): a djony_verify bug, please report it"
+    )
+
+
+def test_a_raising_handler500_is_reported_per_request(rows, settings):
+    # The suite's URLconf-per-API middleware would hide the root URLconf's handler500.
+    settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if "URLconfPerAPI" not in m]
+    run = verify("--resource", "/api/open/guarded/")
+    figures = run.resource("/api/open/guarded/")
+    assert figures["requests"] > 10  # the run went on after the failing requests
+    [note] = [n for n in run.report["notes"] if "error handling raised" in n]
+    assert "LookupError: the 500 template is missing" in note
+    assert "GET /api/open/guarded/schema/" in note
+    assert run.code == 0, run.out  # both sides fail the same way there: a note, no difference
+
+
+def test_a_slower_resource_says_where_the_time_goes():
+    summary = ResourceSummary("/api/open/tag/", "ModelResource")
+    for where, model_s, djony_s in [("/api/open/tag/", 0.004, 0.002),
+                                   ("/api/open/tag/1/", 0.002, 0.004),
+                                   ("/api/open/tag/2/", 0.002, 0.004)]:  # fmt: skip
+        answers = {"ModelResource": Answer(200, {}, b"", model_s),
+                   "DjonyResource": Answer(200, {}, b"", djony_s)}  # fmt: skip
+        summary.outcomes.append(Outcome(Request(summary.uri, "GET", where), answers, None))
+    assert summary.where_the_time_goes() == (
+        "/api/open/tag/: DjonyResource is slower here; by request: "
+        "detail 0.5x (2.00 / 4.00 ms), list 2.0x (4.00 / 2.00 ms)"
+    )
+    assert summary.as_json()["median_ms_by_request"]["detail"] == {
+        "ModelResource": 2.0,
+        "DjonyResource": 4.0,
+    }
+
+
+def test_the_time_of_a_write_is_masked():
+    from tests.testapp.models import Book
+
+    assert takes_the_time(Book._meta.get_field("published"))  # default=timezone.now
+    assert not takes_the_time(Book._meta.get_field("title"))
+    assert not takes_the_time(User._meta.get_field("last_login"))  # no default at all
+    assert takes_the_time(User._meta.get_field("date_joined"))
