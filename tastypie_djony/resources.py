@@ -41,6 +41,7 @@ from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass, Res
 from tastypie.utils.mime import build_content_type
 
 from djony.registry import writing
+from tastypie_djony.authorization import authorize_read_detail, reads_only_the_class
 from tastypie_djony.checks import register_resource
 from tastypie_djony.contenttypes import DjonyGenericForeignKeyField
 from tastypie_djony.detailsql import filtered_list, kept_detail
@@ -382,7 +383,10 @@ class DjonyResource(
             # As obj_get: the hooks get the filtered list and a bundle of the found object,
             # and what they leave in bundle.obj is the object dehydrated.
             checked = PageBundle(found.objects, 0, request)
-            self.authorized_read_detail(object_list, checked)
+            if reads_only_the_class(self):  # DjangoAuthorization: no object built for it
+                authorize_read_detail(self, request, object_list.model)
+            else:
+                self.authorized_read_detail(object_list, checked)
             if checked.holds_its_row():
                 bundle = plan.dehydrate_row(found, 0, request)
             else:
