@@ -32,9 +32,10 @@ def reads_only_the_class(resource: Any) -> bool:
     authorization = resource._meta.authorization
     if not isinstance(authorization, DjangoAuthorization):
         return False
-    kind = type(authorization)
+    kind, own = type(authorization), vars(authorization)
     return all(
-        getattr(kind, name) is getattr(DjangoAuthorization, name) for name in READ_DETAIL_METHODS
+        getattr(kind, name) is getattr(DjangoAuthorization, name) and name not in own
+        for name in READ_DETAIL_METHODS
     )
 
 
