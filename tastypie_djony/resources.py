@@ -35,12 +35,14 @@ from tastypie.authorization import Authorization, ReadOnlyAuthorization
 from tastypie.bundle import Bundle
 from tastypie.cache import NoCache
 from tastypie.contrib.contenttypes.fields import GenericForeignKeyField
-from tastypie.exceptions import BadRequest, InvalidFilterError, NotFound
+from tastypie.exceptions import BadRequest, ImmediateHttpResponse, InvalidFilterError, NotFound
 from tastypie.fields import FileField, ToManyField, ToOneField
 from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass, Resource
 from tastypie.utils.mime import build_content_type
 
 from djony.registry import writing
+from tastypie_djony.apikey import is_authenticated as apikey_authenticated
+from tastypie_djony.apikey import kept_lookup
 from tastypie_djony.authorization import authorize_read_detail, reads_only_the_class
 from tastypie_djony.checks import register_resource
 from tastypie_djony.contenttypes import DjonyGenericForeignKeyField
@@ -253,6 +255,19 @@ class DjonyResource(
             return None
         inner = related_resource.page_loaders(depth + 1)
         return chain_loaders(inner) if inner else None
+
+    def is_authenticated(self, request: Any) -> None:
+        """Tastypie's; a stock ``ApiKeyAuthentication`` finds the key's user by SQL
+        compiled once (:mod:`tastypie_djony.apikey`: the same user, the same answer)."""
+        authentication = self._meta.authentication
+        if not kept_lookup(authentication):
+            return super().is_authenticated(request)
+        auth_result = apikey_authenticated(authentication, request)
+        if isinstance(auth_result, HttpResponse):
+            raise ImmediateHttpResponse(response=auth_result)
+        if auth_result is not True:
+            raise ImmediateHttpResponse(response=http.HttpUnauthorized())
+        return None
 
     # -- bad input that ModelResource answers with a 500 ------------------------
     def filter_value_to_python(self, value, field_name, filters, filter_expr, filter_type):

@@ -143,3 +143,32 @@ def test_the_benchmark_check_catches_a_different_body(client, seeded, monkeypatc
     monkeypatch.setattr(tutorial, "get", tampered)
     with pytest.raises(tutorial.NotIdentical, match="v3 entry-detail: body differs"):
         tutorial.check(client, tutorial.CASES_BY_NAME["entry-detail"], ("v2", "v3"), seeded)
+
+
+@pytest.mark.parametrize(
+    "credentials", ["nobody:abc", "{username}:wrong", "{username}", "{username}:{key}"]
+)
+def test_api_key_answers_alike_and_runs_tastypies_query(client, clerk, credentials):
+    """The kept user lookup (tastypie_djony.apikey): the same answer and the same SQL."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    user, headers = clerk
+    key = headers["HTTP_AUTHORIZATION"].rsplit(":", 1)[1]
+    header = {"HTTP_AUTHORIZATION": "ApiKey " + credentials.format(username=user.username, key=key)}
+    path = "myentry/?format=json"
+    with CaptureQueriesContext(connection) as v2_queries:
+        v2 = client.get(f"/api/v2/{path}", **header)
+    with CaptureQueriesContext(connection) as v3_queries:
+        v3 = client.get(f"/api/v3/{path}", **header)
+    same(v2, v3)
+    if v2_queries.captured_queries:
+        assert v3_queries.captured_queries[0]["sql"] == v2_queries.captured_queries[0]["sql"]
+
+
+def test_an_inactive_user_is_refused_alike(client, clerk):
+    user, headers = clerk
+    User.objects.filter(pk=user.pk).update(is_active=False)
+    v2, v3 = answers(client, "myentry/?format=json", headers)
+    assert v2.status_code == 401
+    same(v2, v3)
