@@ -140,8 +140,15 @@ def _served_by_pony(get_object_list: Callable) -> Callable:
 
 
 #: What a resource instance keeps once built: :func:`~tastypie_djony.uris.uris_of`'s
-#: URIs, the fast path's plans, :mod:`~tastypie_djony.detailsql`'s compiled details.
-BUILT_ON_USE = ("_djony_uris", "_djony_plans", "_djony_detail_lists", "_djony_detail_sql")
+#: URIs, the fast path's plans, :mod:`~tastypie_djony.detailsql`'s compiled details,
+#: the page loaders.
+BUILT_ON_USE = (
+    "_djony_uris",
+    "_djony_plans",
+    "_djony_detail_lists",
+    "_djony_detail_sql",
+    "_djony_loaders",
+)
 
 
 class DjonyResource(
@@ -206,7 +213,7 @@ class DjonyResource(
         """
         if self.writes_through_django(request):
             return self._meta.queryset._clone()
-        return DjonyObjectList(self._meta.queryset._clone(), tuple(self.page_loaders()))
+        return DjonyObjectList(self._meta.queryset._clone(), self._page_loaders())
 
     def as_object_list(self, result: Any, request: Any) -> Any:
         """``get_object_list``'s result as an object list Pony serves.
@@ -216,8 +223,22 @@ class DjonyResource(
         """
         if isinstance(result, models.QuerySet) and not self.writes_through_django(request):
             check_queryset(type(self).__name__, result, where="get_object_list()")
-            return DjonyObjectList(result, tuple(self.page_loaders()))
+            return DjonyObjectList(result, self._page_loaders())
         return result
+
+    def _page_loaders(self) -> tuple:
+        """``page_loaders()``, built once per resource when it is DjonyResource's own.
+
+        Its loaders depend on the resource's fields only (a loader reads what it needs
+        for each page when called), so they are kept; an override of ``page_loaders``
+        is called for every object list, as before.
+        """
+        if type(self).page_loaders is not DjonyResource.page_loaders:
+            return tuple(self.page_loaders())
+        loaders = self.__dict__.get("_djony_loaders")
+        if loaders is None:
+            loaders = self.__dict__["_djony_loaders"] = tuple(self.page_loaders())
+        return loaders
 
     def page_loaders(self, depth: int = 0) -> list[Callable[[list], None]]:
         """Loaders that fetch the related lists of a whole page at once.
