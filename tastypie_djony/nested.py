@@ -149,34 +149,42 @@ class Nested:
     def _one_related(self, keys: set) -> Any:
         """The one related row's page by SQL compiled once, or ``None``.
 
-        Only when the related model's default manager is Django's plain one
+        ``pk=key`` gives the rows ``pk__in=[key]`` gives (see :meth:`kept_prepare`).
+        """
+        (key,) = keys
+        return self.kept_prepare("pk", key)
+
+    def kept_prepare(self, name: str, value: Any) -> Any:
+        """The nested plan's page of ``_default_manager.filter(<name>=value)``, or ``None``.
+
+        Its SQL is compiled once per lookup, database and columns, and only when the
+        related model's default manager is Django's plain one
         (:func:`~djony.compiled.plain_manager`: its SQL cannot change between requests);
-        the key stays a parameter, prepared by Django's lookup.  ``pk=key`` gives the rows
-        ``pk__in=[key]`` gives.
+        the value stays a parameter, prepared by Django's lookup.  ``None`` (before any
+        SQL ran) when the kept SQL does not serve ``value``.
         """
         from tastypie_djony.objectlist import DjonyObjectList
 
         target = self.relation.target
         if not plain_manager(target):
             return None
-        (key,) = keys
         object_list = DjonyObjectList(target._default_manager.all(), self.loaders)
         store = self.__dict__.setdefault("_kept", KeptQueries())
 
         def kept(selected: list[str]) -> tuple[OneValueQuery, tuple]:
-            entry_key = (object_list.db, tuple(selected))
+            entry_key = (name, object_list.db, tuple(selected))
             if entry_key not in store:
                 try:
                     store[entry_key] = OneValueQuery.compile(
                         lambda: DjonyObjectList(target._default_manager.all()).queryset,
-                        "pk",
-                        key,
+                        name,
+                        value,
                         lambda queryset: queryset.values_list(*selected),
                     )
                 except NotKeptForValue:
                     raise _NotKept from None
             compiled = store[entry_key]
-            params = compiled.params_for(key) if compiled is not None else None
+            params = compiled.params_for(value) if compiled is not None else None
             if params is None or compiled.alias != object_list.db:
                 raise _NotKept  # before any SQL ran: the filtered list is read instead
             return compiled, params
@@ -195,6 +203,15 @@ class NestedMany(Nested):
     """A ``full=True`` to-many: one dehydrated bundle per related key, in manager order."""
 
     def prepare(self, owner_keys: list, owner_rows: list) -> tuple[dict, Any, dict]:
+        if len(owner_keys) == 1 and not self.relation.generic:
+            # One owner (a detail): its related rows in one query, the related manager's
+            # (``filter(<path>=owner)`` on the default manager, in its order), which gives
+            # the keys and the rows at once.
+            (owner,) = owner_keys
+            prepared = self.kept_prepare(self.relation.path, owner)
+            if prepared is not None:
+                positions = {key: position for position, key in enumerate(prepared.keys)}
+                return {owner: list(prepared.keys)}, prepared, positions
         by_owner = self.relation.related_keys(owner_keys)
         prepared, positions = self.related_page({k for keys in by_owner.values() for k in keys})
         return by_owner, prepared, positions
