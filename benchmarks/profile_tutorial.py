@@ -48,7 +48,9 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     for (filename, line, name), (_cc, calls, tottime, cumtime, _callers) in stats.stats.items():
         where = filename.split("site-packages/")[-1].split("/benchmarks/../")[-1]
-        rows.append((tottime if args.sort == "tottime" else cumtime, calls, f"{where}:{line}({name})"))
+        rows.append(
+            (tottime if args.sort == "tottime" else cumtime, calls, f"{where}:{line}({name})")
+        )
     rows.sort(reverse=True)
     print(f"{'us/request':>10} {'calls/req':>9}  function")
     for seconds, calls, label in rows[: args.top]:

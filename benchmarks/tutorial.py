@@ -214,9 +214,10 @@ def main(argv: list[str] | None = None) -> None:
         sizes = {case.name: check(client, case, flavours, extra) for case in cases}
     except NotIdentical as error:
         sys.exit(f"not timing: {error}")
-    print("bodies identical to ModelResource's (DRF: same data): " + ", ".join(
-        f"{name} ({size:,} bytes)" for name, size in sizes.items()
-    ))
+    print(
+        "bodies identical to ModelResource's (DRF: same data): "
+        + ", ".join(f"{name} ({size:,} bytes)" for name, size in sizes.items())
+    )
     samples = measure(client, cases, flavours, args.rounds, extra)
     print_tables(connection.vendor, cases, samples, flavours)
     if args.json:

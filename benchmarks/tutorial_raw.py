@@ -116,9 +116,7 @@ def _entries(resource: str, where: str, params: list, window: str) -> list[dict]
 def _authors(where: str, params: list, window: str) -> list[dict]:
     user_uri, entry_uri = _prefix("author"), _prefix("plainentry")
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {', '.join(USER_COLUMNS)} FROM auth_user {where}{window}", params
-        )
+        cursor.execute(f"SELECT {', '.join(USER_COLUMNS)} FROM auth_user {where}{window}", params)
         rows = cursor.fetchall()
         keys = [row[0] for row in rows] or [0]
         cursor.execute(

@@ -51,8 +51,7 @@ def authorize_read_detail(resource: Any, request: Any, model: type) -> None:
         if klass is False:
             raise Unauthorized("You are not allowed to access that resource.")
         permission = (
-            f"{klass._meta.app_label}.{authorization.READ_PERM_CODE}_"
-            f"{get_module_name(klass._meta)}"
+            f"{klass._meta.app_label}.{authorization.READ_PERM_CODE}_{get_module_name(klass._meta)}"
         )
         # The stock check_user_perm ignores its object: user.has_perm(permission).
         if not authorization.check_user_perm(request.user, permission, None):

@@ -18,9 +18,9 @@ from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist, ObjectDoesNotExist
 from django.db.models.fields.files import FieldFile
+from tastypie import fields as tastypie_fields
 from tastypie.bundle import Bundle
 from tastypie.exceptions import ApiFieldError
-from tastypie import fields as tastypie_fields
 from tastypie.fields import FileField, RelatedField, ToManyField, ToOneField
 
 from tastypie_djony.related import (
@@ -229,7 +229,8 @@ def stock_related_class(field: Any) -> type | None:
     kind = type(field)
     if kind is SetField or kind is DjonyToOneField:
         return kind
-    for behaviour, aliases in ((DjonyToOneField, ALIASES["to_one"]), (SetField, ALIASES["to_many"])):
+    for behaviour, name in ((DjonyToOneField, "to_one"), (SetField, "to_many")):
+        aliases = ALIASES[name]
         if any(_MIXED_CLASSES.get((alias, behaviour)) is kind for alias in aliases):
             return behaviour
     return None

@@ -28,7 +28,7 @@ from typing import Any
 
 from djony.compiled import KeptQueries, NotKeptForValue, OneValueQuery, plain_manager
 from tastypie_djony.fastpath import Fallback, NotPlannable
-from tastypie_djony.fields import DjonyToOneField, SetField, stock_related_class
+from tastypie_djony.fields import SetField, stock_related_class
 from tastypie_djony.related import Relation, ToOneRelation
 
 #: How many levels of ``full=True`` resources get nested plans (as the page loaders).

@@ -117,7 +117,9 @@ def test_an_overridden_check_user_perm_gets_the_object(client, seeded, reads_of_
         authorization = api._registry["author"]._meta.authorization
         assert type(authorization) is DjangoAuthorization
         # An override on the instance (a subclass's is found as well)
-        monkeypatch.setattr(authorization, "check_user_perm", check_user_perm.__get__(authorization))
+        monkeypatch.setattr(
+            authorization, "check_user_perm", check_user_perm.__get__(authorization)
+        )
     v2, v3 = answers(client, "author/3/?format=json", seeded)
     assert v2.status_code == 401 and seen == ["User", "User"]
     same(v2, v3)
