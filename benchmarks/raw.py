@@ -203,7 +203,8 @@ def _refused(request: HttpRequest, floor: Floor) -> HttpResponseBase | None:
 
 def user_list(request: HttpRequest, variant: str = "plain") -> HttpResponseBase:
     """As ``/api/<api>/auth/user/?limit=0``: the first ``max_limit`` users (default 1000,
-    Tastypie's ``Meta.max_limit``; ``?max_limit=0`` for all of them)."""
+    Tastypie's ``Meta.max_limit``; ``?max_limit=0`` for all of them); with ``?limit=N``
+    the first page of ``N`` (as Tastypie's default page of 20)."""
     floor = FLOORS[variant]
     refused = _refused(request, floor)
     if refused is not None:
@@ -212,6 +213,20 @@ def user_list(request: HttpRequest, variant: str = "plain") -> HttpResponseBase:
     with connection.cursor() as cursor:
         cursor.execute("SELECT COUNT(*) FROM auth_user")
         total = cursor.fetchone()[0]
+    limit = int(request.GET.get("limit", 0))
+    if limit:  # one page (offset 0), its meta as Tastypie's paginator writes it
+        query = request.GET.copy()
+        query.pop("limit", None)
+        query["limit"], query["offset"] = str(limit), str(limit)
+        following = f"{_prefix(floor, 'auth/user')}?{query.urlencode()}"
+        meta = {
+            "limit": limit,
+            "next": following if limit < total else None,
+            "offset": 0,
+            "previous": None,
+            "total_count": total,
+        }
+        return _response({"meta": meta, "objects": _users(floor, limit=limit)})
     if max_limit and total > max_limit:
         raise ValueError("the raw floor does not paginate; seed at most max_limit users")
     users = _users(floor, limit=max_limit)

@@ -26,7 +26,10 @@ FLAVOURS = ("v2", "v2p", "v3", "drf", "raw")
 ENDPOINTS = {
     "list": "auth/user/?format=json&limit={limit}",
     "detail": "auth/user/3/?format=json",
+    "page": "auth/user/?format=json",  # Tastypie's default page: 20 users, a next link
 }
+#: The raw floor's query for an endpoint (it writes the page ``meta`` Tastypie writes).
+RAW_QUERIES = {"page": "?format=json&limit=20"}
 PLAIN_PREFIXES = {
     "v2": "/api/v2/",
     "v2p": "/api/v2p/",
@@ -58,7 +61,7 @@ class Target:
         path = ENDPOINTS[endpoint].format(limit=limit)
         if self.flavour != "raw":
             return self.prefix + path
-        path = path.split("?")[0]
+        path = path.split("?")[0] + RAW_QUERIES.get(endpoint, "")
         return f"/raw/{path}" if self.variant == "plain" else f"/raw/{self.variant}/{path}"
 
     def label(self) -> str:

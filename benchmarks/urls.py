@@ -7,7 +7,7 @@ which :class:`benchmarks.urlconfs.OneApiPerUrlconf` serves each request with.
 from django.urls import include, path
 from tastypie.api import Api
 
-from benchmarks import drf_variants, raw, resources, variants
+from benchmarks import drf_variants, raw, resources, tutorial_drf, tutorial_raw, variants
 from example_project.showcase import api_drf, api_v2, api_v3
 from example_project.urls import urlpatterns as example_urls
 
@@ -20,7 +20,7 @@ TASTYPIE_APIS: list[Api] = [
     resources.drop_in_unlimited,
     *variants.APIS.values(),
 ]
-DRF_ROUTERS = {"drf": api_drf.router} | {
+DRF_ROUTERS = {"drf": api_drf.router, tutorial_drf.NAME: tutorial_drf.router} | {
     f"{variant}-drf": router for variant, router in drf_variants.ROUTERS.items()
 }
 
@@ -33,6 +33,11 @@ def _raw(variant: str) -> list:
         path(f"{prefix}<int:pk>/", raw.user_detail, extra),
     ]
 
+
+TUTORIAL_RAW = [
+    path("raw/tutorial/<str:resource>/", tutorial_raw.tutorial_list),
+    path("raw/tutorial/<str:resource>/<int:pk>/", tutorial_raw.tutorial_detail),
+]
 
 RAW_APIS = {"plain": api_v2.api} | {v: variants.APIS[(v, "v2")] for v in variants.VARIANTS}
 
@@ -49,6 +54,7 @@ URLCONFS: dict[tuple[str, str], list] = {
         ]
         for variant, api in RAW_APIS.items()
     },
+    ("raw", "tutorial"): [*TUTORIAL_RAW, path("api/", include(api_v2.api.urls))],
 }
 
 urlpatterns = [
@@ -60,4 +66,5 @@ urlpatterns = [
         if name != "drf"
     ),
     *(pattern for variant in RAW_APIS for pattern in _raw(variant)),
+    *TUTORIAL_RAW,
 ]

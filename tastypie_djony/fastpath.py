@@ -63,7 +63,7 @@ from tastypie import fields as tastypie_fields
 from tastypie.resources import Resource
 from tastypie.serializers import Serializer
 
-from tastypie_djony.fields import DjonyToOneField, SetField
+from tastypie_djony.fields import DjonyToOneField, SetField, stock_related_class
 from tastypie_djony.related import Relation
 from tastypie_djony.uris import DetailUris, uris_of
 
@@ -192,9 +192,10 @@ class ListPlan:
             return self._resource_uri_value(field)
         if kind in SCALAR_FIELDS:
             return self._scalar_value(field)
-        if kind in TO_ONE_FIELDS and not field.full:
+        related = stock_related_class(field)  # also fields.ForeignKey, ManyToManyField ...
+        if (kind in TO_ONE_FIELDS or related is DjonyToOneField) and not field.full:
             return self._to_one_value(name, field)
-        if kind is SetField and not field.full:
+        if related is SetField and not field.full:
             return self._to_many_value(name, field)
         raise NotPlannable(f"{name}: {kind.__name__}")
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist, ObjectDoesNotExist
 from django.db.models.fields.files import FieldFile
+from tastypie import fields as tastypie_fields
 from tastypie.bundle import Bundle
 from tastypie.exceptions import ApiFieldError
 from tastypie.fields import FileField, RelatedField, ToManyField, ToOneField
@@ -214,3 +215,27 @@ def with_mixin(field: Any, behaviour: type, stock: type) -> Any:
         _MIXED_CLASSES[(cls, behaviour)] = mixed
     field.__class__ = mixed
     return field
+
+
+#: Tastypie's other spellings of the stock related fields, which add nothing to them.
+ALIASES = {
+    "to_one": (tastypie_fields.ForeignKey, tastypie_fields.OneToOneField),
+    "to_many": (tastypie_fields.ManyToManyField, tastypie_fields.OneToManyField),
+}
+
+
+def stock_related_class(field: Any) -> type | None:
+    """``SetField`` or ``DjonyToOneField`` when ``field`` behaves exactly as that class.
+
+    True of the class itself and of what :func:`with_mixin` made of Tastypie's aliases
+    (``fields.ForeignKey(...)``, ``fields.ManyToManyField(...)`` ...), which define
+    nothing of their own; ``None`` for any other class (a subclass of the user's).
+    """
+    kind = type(field)
+    if kind is SetField or kind is DjonyToOneField:
+        return kind
+    for behaviour, name in ((DjonyToOneField, "to_one"), (SetField, "to_many")):
+        aliases = ALIASES[name]
+        if any(_MIXED_CLASSES.get((alias, behaviour)) is kind for alias in aliases):
+            return behaviour
+    return None

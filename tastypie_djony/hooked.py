@@ -142,6 +142,9 @@ class BundlePlan(ListPlan):
             self.steps.append(Step(name, field, value, nested, hook))
         if any(step.nested is not None for step in self.steps):
             self._column("pk")
+        for step in self.steps:
+            if step.nested is not None and step.nested.link_column is not None:
+                step.nested.link = self._column(step.nested.link_column)
 
     def object_fields(self) -> set[str]:
         """The fields left to their own ``dehydrate`` (they read ``bundle.obj``)."""
@@ -191,7 +194,7 @@ class BundlePlan(ListPlan):
             keys = [row[pk] for row in rows]
         for step in steps:
             if step.nested is not None:
-                nested[step.name] = step.nested.prepare(keys)
+                nested[step.name] = step.nested.prepare(keys, rows)
         return Prepared(values, objects, keys, nested)
 
     def bundles(self, object_list: Any, request: Any) -> list[Bundle]:

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from djony.compiled import KeptQueries, NotKeptForValue, OneValueQuery, plain_manager
 from tastypie_djony.fastpath import Fallback, NotPlannable
-from tastypie_djony.fields import DjonyToOneField, SetField
+from tastypie_djony.fields import SetField, stock_related_class
 from tastypie_djony.related import Relation, ToOneRelation
 
 #: How many levels of ``full=True`` resources get nested plans (as the page loaders).
@@ -36,8 +37,8 @@ MAX_DEPTH = 3
 
 def nested_field(plan: Any, field: Any) -> Nested | None:
     """The nested plan of ``field`` in ``plan``, or ``None`` (it keeps its own dehydrate)."""
-    kind = type(field)
-    if kind not in (SetField, DjonyToOneField) or field.full is not True:
+    kind = stock_related_class(field)
+    if kind is None or field.full is not True:
         return None
     full_here = field.full_list if plan.for_list else field.full_detail
     if not _always_true(full_here) or plan.depth >= MAX_DEPTH:
@@ -112,9 +113,14 @@ def _related_resource(field: Any, related_class: type) -> Any:
 class Nested:
     """A ``full=True`` field of a page: the related rows, dehydrated per owner.
 
-    Subclasses give ``prepare(owner_keys)`` (the page's related rows, before any hook
-    runs) and ``value(page, owner_key, request)`` (one owner's field value).
+    Subclasses give ``prepare(owner_keys, owner_rows)`` (the page's related rows, before
+    any hook runs) and ``value(page, owner_key, request)`` (one owner's field value).
     """
+
+    #: The owner's column holding the related key, when the owner's rows have it.
+    link_column: str | None = None
+    #: That column's position in the owner plan's rows (set by the owner plan).
+    link: int | None = None
 
     def __init__(self, field: Any, relation: Any, plan: Any, loaders: Any) -> None:
         self.field = field
@@ -130,18 +136,82 @@ class Nested:
         if not keys:
             return Prepared([], list, [], {}), {}
         target = self.relation.target
-        rows = DjonyObjectList(target._default_manager.filter(pk__in=keys), self.loaders)
-        prepared = self.plan.prepare(rows)
+        prepared = self._one_related(keys) if len(keys) == 1 else None
+        if prepared is None:
+            rows = DjonyObjectList(target._default_manager.filter(pk__in=keys), self.loaders)
+            prepared = self.plan.prepare(rows)
         positions = {key: position for position, key in enumerate(prepared.keys)}
         if not keys <= positions.keys():
             raise Fallback  # a related row the default manager leaves out, or gone
         return prepared, positions
 
 
+    def _one_related(self, keys: set) -> Any:
+        """The one related row's page by SQL compiled once, or ``None``.
+
+        ``pk=key`` gives the rows ``pk__in=[key]`` gives (see :meth:`kept_prepare`).
+        """
+        (key,) = keys
+        return self.kept_prepare("pk", key)
+
+    def kept_prepare(self, name: str, value: Any) -> Any:
+        """The nested plan's page of ``_default_manager.filter(<name>=value)``, or ``None``.
+
+        Its SQL is compiled once per lookup, database and columns, and only when the
+        related model's default manager is Django's plain one
+        (:func:`~djony.compiled.plain_manager`: its SQL cannot change between requests);
+        the value stays a parameter, prepared by Django's lookup.  ``None`` (before any
+        SQL ran) when the kept SQL does not serve ``value``.
+        """
+        from tastypie_djony.objectlist import DjonyObjectList
+
+        target = self.relation.target
+        if not plain_manager(target):
+            return None
+        object_list = DjonyObjectList(target._default_manager.all(), self.loaders)
+        store = self.__dict__.setdefault("_kept", KeptQueries())
+
+        def kept(selected: list[str]) -> tuple[OneValueQuery, tuple]:
+            entry_key = (name, object_list.db, tuple(selected))
+            if entry_key not in store:
+                try:
+                    store[entry_key] = OneValueQuery.compile(
+                        lambda: DjonyObjectList(target._default_manager.all()).queryset,
+                        name,
+                        value,
+                        lambda queryset: queryset.values_list(*selected),
+                    )
+                except NotKeptForValue:
+                    raise _NotKept from None
+            compiled = store[entry_key]
+            params = compiled.params_for(value) if compiled is not None else None
+            if params is None or compiled.alias != object_list.db:
+                raise _NotKept  # before any SQL ran: the filtered list is read instead
+            return compiled, params
+
+        try:
+            return self.plan.prepare(object_list, kept)
+        except _NotKept:
+            return None
+
+
+class _NotKept(Exception):
+    """The kept one-row SQL does not serve this key (raised before any SQL ran)."""
+
+
 class NestedMany(Nested):
     """A ``full=True`` to-many: one dehydrated bundle per related key, in manager order."""
 
-    def prepare(self, owner_keys: list) -> tuple[dict, Any, dict]:
+    def prepare(self, owner_keys: list, owner_rows: list) -> tuple[dict, Any, dict]:
+        if len(owner_keys) == 1 and not self.relation.generic:
+            # One owner (a detail): its related rows in one query, the related manager's
+            # (``filter(<path>=owner)`` on the default manager, in its order), which gives
+            # the keys and the rows at once.
+            (owner,) = owner_keys
+            prepared = self.kept_prepare(self.relation.path, owner)
+            if prepared is not None:
+                positions = {key: position for position, key in enumerate(prepared.keys)}
+                return {owner: list(prepared.keys)}, prepared, positions
         by_owner = self.relation.related_keys(owner_keys)
         prepared, positions = self.related_page({k for keys in by_owner.values() for k in keys})
         return by_owner, prepared, positions
@@ -157,8 +227,19 @@ class NestedMany(Nested):
 class NestedOne(Nested):
     """A ``full=True`` to-one: the related object's dehydrated bundle, or ``None``."""
 
-    def prepare(self, owner_keys: list) -> tuple[dict, Any, dict]:
-        by_owner = self.relation.related_keys(owner_keys)
+    def __init__(self, field: Any, relation: Any, plan: Any, loaders: Any) -> None:
+        super().__init__(field, relation, plan, loaders)
+        if relation.plain_forward:
+            # A ForeignKey to the primary key, with its constraint: the owner's row holds
+            # the related key (what ``related_keys`` would read), no query needed.
+            self.link_column = relation.model._meta.get_field(relation.attribute).attname
+
+    def prepare(self, owner_keys: list, owner_rows: list) -> tuple[dict, Any, dict]:
+        if self.link is not None:
+            link = self.link
+            by_owner = {key: row[link] for key, row in zip(owner_keys, owner_rows, strict=True)}
+        else:
+            by_owner = self.relation.related_keys(owner_keys)
         if any(key not in by_owner for key in owner_keys):
             raise Fallback  # an owner the base manager does not see: Tastypie's own walk
         if not self.field.null and any(by_owner[key] is None for key in owner_keys):

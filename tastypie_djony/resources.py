@@ -35,12 +35,15 @@ from tastypie.authorization import Authorization, ReadOnlyAuthorization
 from tastypie.bundle import Bundle
 from tastypie.cache import NoCache
 from tastypie.contrib.contenttypes.fields import GenericForeignKeyField
-from tastypie.exceptions import BadRequest, InvalidFilterError, NotFound
+from tastypie.exceptions import BadRequest, ImmediateHttpResponse, InvalidFilterError, NotFound
 from tastypie.fields import FileField, ToManyField, ToOneField
 from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass, Resource
 from tastypie.utils.mime import build_content_type
 
 from djony.registry import pin_reads, write_alias, writing
+from tastypie_djony.apikey import is_authenticated as apikey_authenticated
+from tastypie_djony.apikey import kept_lookup
+from tastypie_djony.authorization import authorize_read_detail, reads_only_the_class
 from tastypie_djony.bodies import BodiesMixin
 from tastypie_djony.checks import register_resource, unservable_reason
 from tastypie_djony.contenttypes import DjonyGenericForeignKeyField
@@ -141,8 +144,15 @@ def _served_by_pony(get_object_list: Callable) -> Callable:
 
 
 #: What a resource instance keeps once built: :func:`~tastypie_djony.uris.uris_of`'s
-#: URIs, the fast path's plans, :mod:`~tastypie_djony.detailsql`'s compiled details.
-BUILT_ON_USE = ("_djony_uris", "_djony_plans", "_djony_detail_lists", "_djony_detail_sql")
+#: URIs, the fast path's plans, :mod:`~tastypie_djony.detailsql`'s compiled details,
+#: the page loaders.
+BUILT_ON_USE = (
+    "_djony_uris",
+    "_djony_plans",
+    "_djony_detail_lists",
+    "_djony_detail_sql",
+    "_djony_loaders",
+)
 
 
 class DjonyResource(
@@ -211,7 +221,7 @@ class DjonyResource(
         """
         if self.writes_through_django(request):
             return pin_reads(self._meta.queryset._clone())
-        return DjonyObjectList(self._meta.queryset._clone(), tuple(self.page_loaders()))
+        return DjonyObjectList(self._meta.queryset._clone(), self._page_loaders())
 
     def as_object_list(self, result: Any, request: Any) -> Any:
         """``get_object_list``'s result as an object list Pony serves.
@@ -222,8 +232,22 @@ class DjonyResource(
         if isinstance(result, models.QuerySet) and not self.writes_through_django(request):
             # values()/values_list() too: their dicts and tuples reach Tastypie as on
             # ModelResource (the row-built paths decline such a list).
-            return DjonyObjectList(result, tuple(self.page_loaders()))
+            return DjonyObjectList(result, self._page_loaders())
         return result
+
+    def _page_loaders(self) -> tuple:
+        """``page_loaders()``, built once per resource when it is DjonyResource's own.
+
+        Its loaders depend on the resource's fields only (a loader reads what it needs
+        for each page when called), so they are kept; an override of ``page_loaders``
+        is called for every object list, as before.
+        """
+        if type(self).page_loaders is not DjonyResource.page_loaders:
+            return tuple(self.page_loaders())
+        loaders = self.__dict__.get("_djony_loaders")
+        if loaders is None:
+            loaders = self.__dict__["_djony_loaders"] = tuple(self.page_loaders())
+        return loaders
 
     def page_loaders(self, depth: int = 0) -> list[Callable[[list], None]]:
         """Loaders that fetch the related lists of a whole page at once.
@@ -261,6 +285,19 @@ class DjonyResource(
             return None
         inner = related_resource.page_loaders(depth + 1)
         return chain_loaders(inner) if inner else None
+
+    def is_authenticated(self, request: Any) -> None:
+        """Tastypie's; a stock ``ApiKeyAuthentication`` finds the key's user by SQL
+        compiled once (:mod:`tastypie_djony.apikey`: the same user, the same answer)."""
+        authentication = self._meta.authentication
+        if not kept_lookup(authentication):
+            return super().is_authenticated(request)
+        auth_result = apikey_authenticated(authentication, request)
+        if isinstance(auth_result, HttpResponse):
+            raise ImmediateHttpResponse(response=auth_result)
+        if auth_result is not True:
+            raise ImmediateHttpResponse(response=http.HttpUnauthorized())
+        return None
 
     # -- bad input that ModelResource answers with a 500 ------------------------
     def filter_value_to_python(self, value, field_name, filters, filter_expr, filter_type):
@@ -415,7 +452,10 @@ class DjonyResource(
             # As obj_get: the hooks get the filtered list and a bundle of the found object,
             # and what they leave in bundle.obj is the object dehydrated.
             checked = PageBundle(found.objects, 0, request)
-            self.authorized_read_detail(object_list, checked)
+            if reads_only_the_class(self):  # DjangoAuthorization: no object built for it
+                authorize_read_detail(self, request, object_list.model)
+            else:
+                self.authorized_read_detail(object_list, checked)
             if checked.holds_its_row():
                 bundle = plan.dehydrate_row(found, 0, request)
             else:

@@ -8,5 +8,8 @@ every field, ordering on the usual ones, reads open to anyone, writes with an AP
 from tastypie.resources import ModelResource
 
 from example_project.showcase.apis import build_api
+from example_project.showcase.tutorial import tutorial_resources
 
 api = build_api("v2", ModelResource)
+for resource in tutorial_resources(ModelResource):
+    api.register(resource)

@@ -6,6 +6,9 @@ instead of ``Meta.queryset`` and ``SetField`` instead of ``ToManyField``.
 """
 
 from example_project.showcase.apis import build_api
+from example_project.showcase.tutorial import tutorial_resources
 from tastypie_djony.resources import DjonyResource
 
 api = build_api("v3", DjonyResource, spelling="2013")
+for resource in tutorial_resources(DjonyResource):
+    api.register(resource)

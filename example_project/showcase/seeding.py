@@ -255,3 +255,43 @@ def demo_api_key(using: str = "default") -> tuple[str, str] | None:
 
 def _rows(using: str) -> int:
     return User.user_permissions.through.objects.using(using).count()
+
+
+WORDS = [
+    "api", "tastypie", "pony", "django", "query", "page", "row", "cache", "index",
+    "schema", "release", "notes", "speed", "bundle", "resource", "detail", "list",
+    "review", "design", "test", "deploy", "server", "client", "token", "error",
+]  # fmt: skip
+
+
+def seed_entries(entries: int = 500, authors: int = 50, using: str = "default") -> int:
+    """Tastypie's tutorial data: ``entries`` blog entries by users 1..``authors``.
+
+    Saved one by one through ``Entry.save()`` (it fills the slug from the title, as
+    the tutorial's model does); the same rows every time.  Existing entries are
+    deleted first unless exactly this many are there already.  Returns the count.
+    """
+    from example_project.showcase.models import Entry
+
+    if Entry.objects.using(using).count() == entries and not Entry.objects.using(using).filter(
+        user_id__gt=authors
+    ).exists():
+        return entries
+    rng = random.Random(RANDOM_SEED + 1)
+    with transaction.atomic(using=using):
+        Entry.objects.using(using).all().delete()
+        for number in range(1, entries + 1):
+            title = " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 6))).capitalize()
+            body = " ".join(rng.choice(WORDS) for _ in range(rng.randint(20, 120)))
+            Entry(
+                id=number,
+                user_id=(number - 1) % authors + 1,
+                pub_date=FIRST_JOINED + timedelta(hours=7 * number),
+                title=f"{title} {number}",
+                body=body,
+            ).save(using=using)
+        connection = connections[using]
+        for sql in connection.ops.sequence_reset_sql(no_style(), [Entry]):
+            with connection.cursor() as cursor:
+                cursor.execute(sql)
+    return entries

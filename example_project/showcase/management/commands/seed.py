@@ -43,6 +43,11 @@ class Command(BaseCommand):
             )
         else:
             self.stdout.write(f"Already seeded: {result.users} users; nothing to do.")
+        entries = seeding.seed_entries(authors=min(50, result.users))
+        self.stdout.write(
+            f"Tastypie's tutorial: {entries} entries (/api/v2/entry/, /api/v3/entry/, "
+            "read with the API key below)."
+        )
         demo = seeding.demo_api_key()
         if demo:
             username, key = demo

@@ -1,0 +1,61 @@
+"""Where the time of one tutorial request goes (cProfile of N requests).
+
+    python -m benchmarks.profile_tutorial entry-detail           # DjonyResource (v3)
+    python -m benchmarks.profile_tutorial entry-page --flavour v2 --requests 500
+    python -m benchmarks.profile_tutorial entry-detail --sort tottime --top 40
+
+The cases are :data:`benchmarks.tutorial.CASES`, on the same data.  Prints the
+functions ranked by cumulative time (``--sort cumulative``, default) or by time spent
+in them (``tottime``), per request in microseconds.  cProfile inflates Python-heavy
+code relative to C; use it to see *what* runs, and :mod:`benchmarks.tutorial` for
+how long.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("case")
+    parser.add_argument("--flavour", default="v3")
+    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--sort", default="cumulative", choices=("cumulative", "tottime"))
+    parser.add_argument("--top", type=int, default=45)
+    parser.add_argument("--database")
+    args = parser.parse_args(argv)
+
+    from benchmarks import tutorial
+
+    tutorial.prepare(args.database, 50, 500)
+    from django.test import Client
+
+    case = tutorial.CASES_BY_NAME[args.case]
+    client, extra = Client(), tutorial.headers()
+    for _ in range(20):
+        tutorial.get(client, args.flavour, case, extra)
+    profile = cProfile.Profile()
+    profile.enable()
+    for _ in range(args.requests):
+        tutorial.get(client, args.flavour, case, extra)
+    profile.disable()
+    stats = pstats.Stats(profile)
+    width = stats.total_tt / args.requests * 1e6
+    print(f"{args.flavour} {case.path}: {width:.0f} us per request under cProfile\n")
+    rows = []
+    for (filename, line, name), (_cc, calls, tottime, cumtime, _callers) in stats.stats.items():
+        where = filename.split("site-packages/")[-1].split("/benchmarks/../")[-1]
+        rows.append(
+            (tottime if args.sort == "tottime" else cumtime, calls, f"{where}:{line}({name})")
+        )
+    rows.sort(reverse=True)
+    print(f"{'us/request':>10} {'calls/req':>9}  function")
+    for seconds, calls, label in rows[: args.top]:
+        print(f"{seconds / args.requests * 1e6:10.1f} {calls / args.requests:9.1f}  {label}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,230 @@
+"""Tastypie's tutorial resource and the other shapes real projects write, side by side.
+
+    python -m benchmarks.tutorial                          # SQLite file, 50 users, 500 entries
+    python -m benchmarks.tutorial --database postgres://postgres@127.0.0.1/bench_tutorial
+    python -m benchmarks.tutorial --cases entry-detail,entry-page --rounds 200
+
+The resources are :mod:`example_project.showcase.tutorial`'s (the tutorial's
+``EntryResource``: ``ForeignKey(UserResource, "user", full=True)``, a ``dehydrate()``
+reading ``bundle.obj``, ``ApiKeyAuthentication`` + ``DjangoAuthorization``; a plain entry
+resource; a per-user ``get_object_list``; users with their entries nested ``full=True``),
+each in five flavours: ``v2`` ModelResource (``/api/v2/``), ``v2p`` ModelResource with
+``select_related``/``prefetch_related`` (``/api/v2p/``), ``v3`` DjonyResource
+(``/api/v3/``), ``drf`` DRF + the same prefetch (:mod:`benchmarks.tutorial_drf`) and
+``raw`` the hand-written SQL floor (:mod:`benchmarks.tutorial_raw`).  Requests carry the
+demo superuser's ``ApiKey`` header.
+
+Before timing, every flavour must answer 200, the Tastypie flavours and the floor with
+v2's bytes (each API's prefix replaced by a common one), DRF with v2's data; a wrong
+answer has no speed.  Then rounds that request every (case, flavour) once each, in a
+fresh shuffled order with ``gc.collect()`` between rounds, so load on the shared machine
+hits all of them alike; the tables give medians and ratios of medians with the
+interquartile range of the per-round ratios.  Nothing here is a pass/fail test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tastypie_djony.verify.differences import byte_difference, decode_json, json_difference
+
+PREFIXES = {
+    "v2": "/api/v2/",
+    "v2p": "/api/v2p/",
+    "v3": "/api/v3/",
+    "drf": "/api/tutorial-drf/",
+    "raw": "/raw/tutorial/",
+}
+FLAVOURS = tuple(PREFIXES)
+#: What the floor's URIs name (it writes ModelResource's).
+RAW_LINKS = "/api/v2/"
+COMMON = b"/api/<api>/"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    path: str  # below the API prefix
+    what: str
+
+
+CASES = (
+    Case("entry-detail", "entry/7/?format=json", "tutorial EntryResource: detail"),
+    Case("entry-page", "entry/?format=json", "tutorial EntryResource: default page (20)"),
+    Case("entry-all", "entry/?format=json&limit=0", "tutorial EntryResource: limit=0 (500)"),
+    Case("plain-page", "plainentry/?format=json", "plain entries (no relations, no hooks): page"),
+    Case("plain-detail", "plainentry/7/?format=json", "plain entries: detail"),
+    Case("mine-page", "myentry/?format=json", "per-user get_object_list: page"),
+    Case("mine-detail", "myentry/51/?format=json", "per-user get_object_list: detail"),
+    Case("author-detail", "author/7/?format=json", "reverse to-many full=True: detail"),
+    Case("author-page", "author/?format=json", "reverse to-many full=True: page (20)"),
+    Case("author-all", "author/?format=json&limit=0", "reverse to-many full=True: limit=0"),
+)
+CASES_BY_NAME = {case.name: case for case in CASES}
+
+
+class NotIdentical(Exception):
+    """A flavour answers otherwise than ModelResource: nothing is timed."""
+
+
+def headers() -> dict[str, str]:
+    from example_project.showcase import seeding
+
+    username, key = seeding.demo_api_key()
+    return {"HTTP_AUTHORIZATION": f"ApiKey {username}:{key}"}
+
+
+def get(client: Any, flavour: str, case: Case, extra: dict[str, str]) -> Any:
+    return client.get(PREFIXES[flavour] + case.path, **extra)
+
+
+def common(flavour: str, body: bytes) -> bytes:
+    """``body`` with its API's own link prefix made common."""
+    prefix = RAW_LINKS if flavour == "raw" else PREFIXES[flavour]
+    return body.replace(prefix.encode(), COMMON)
+
+
+def check(client: Any, case: Case, flavours: tuple[str, ...], extra: dict) -> int:
+    """Raise :class:`NotIdentical` unless every flavour answers ``case`` as v2 does."""
+    reference = get(client, "v2", case, extra)
+    if reference.status_code != 200:
+        raise NotIdentical(f"v2 {case.name}: HTTP {reference.status_code}")
+    expected = common("v2", reference.content)
+    for flavour in flavours:
+        if flavour == "v2":
+            continue
+        answer = get(client, flavour, case, extra)
+        if answer.status_code != 200:
+            raise NotIdentical(
+                f"{flavour} {case.name}: HTTP {answer.status_code} {answer.content[:300]!r}"
+            )
+        body = common(flavour, answer.content)
+        if flavour == "drf":
+            where = json_difference(decode_json(expected), decode_json(body))
+            if where is not None:
+                raise NotIdentical(f"drf {case.name}: data differs from v2's at {where}")
+        elif body != expected:
+            raise NotIdentical(
+                f"{flavour} {case.name}: body differs from v2's: "
+                + byte_difference(expected, body, context=120, labels=("v2", flavour))
+            )
+    return len(reference.content)
+
+
+def measure(
+    client: Any, cases: list[Case], flavours: tuple[str, ...], rounds: int, extra: dict
+) -> dict[tuple[str, str], list[float]]:
+    """Seconds of each (case, flavour) by round, interleaved and shuffled."""
+    targets = [(case, flavour) for case in cases for flavour in flavours]
+    samples: dict[tuple[str, str], list[float]] = {(c.name, f): [] for c, f in targets}
+    for case, flavour in targets:  # warm-up
+        get(client, flavour, case, extra)
+    for _ in range(rounds):
+        random.shuffle(targets)
+        gc.collect()
+        for case, flavour in targets:
+            start = time.perf_counter()
+            response = get(client, flavour, case, extra)
+            samples[(case.name, flavour)].append(time.perf_counter() - start)
+            if response.status_code != 200:
+                raise RuntimeError(f"{flavour} {case.name}: HTTP {response.status_code}")
+    return samples
+
+
+def ratio(samples: dict, case: str, over: str, under: str) -> tuple[float, str]:
+    """Median of ``over`` / median of ``under``, and the IQR of the per-round ratios."""
+    a, b = samples[(case, over)], samples[(case, under)]
+    value = statistics.median(a) / statistics.median(b)
+    quartiles = statistics.quantiles([x / y for x, y in zip(a, b, strict=True)], n=4)
+    return value, f"{quartiles[0]:.2f}-{quartiles[2]:.2f}"
+
+
+def print_tables(vendor: str, cases: list[Case], samples: dict, flavours: tuple) -> None:
+    print(f"\n### {vendor}: medians, ms\n")
+    print("| case | " + " | ".join(flavours) + " |")
+    print("|---|" + "---:|" * len(flavours))
+    for case in cases:
+        cells = [f"{statistics.median(samples[(case.name, f)]) * 1000:.2f}" for f in flavours]
+        print(f"| {case.what} | " + " | ".join(cells) + " |")
+    print(f"\n### {vendor}: ratios of medians [IQR of per-round ratios]\n")
+    print("| case | v2 / v3 | v2p / v3 | drf / v3 | v3 / raw floor |")
+    print("|---|---:|---:|---:|---:|")
+    for case in cases:
+        cells = []
+        for over, under in (("v2", "v3"), ("v2p", "v3"), ("drf", "v3"), ("v3", "raw")):
+            if over in flavours and under in flavours:
+                value, spread = ratio(samples, case.name, over, under)
+                cells.append(f"{value:.2f}x [{spread}]")
+            else:
+                cells.append("")
+        print(f"| {case.what} | " + " | ".join(cells) + " |")
+
+
+def prepare(database: str | None, authors: int, entries: int) -> None:
+    """Django set up on the benchmark's URLs, migrated, seeded (users, then entries)."""
+    from benchmarks.inprocess import setup
+
+    default = f"sqlite:///{Path(__file__).resolve().parent / 'bench-tutorial.sqlite3'}"
+    setup(database or default)
+    from django.core.management import call_command
+
+    from example_project.showcase import seeding
+
+    call_command("migrate", verbosity=0)
+    seeding.seed(users=authors, reset=not seeding.is_seeded(authors), progress=None)
+    seeding.seed_entries(entries=entries, authors=authors)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database", help="database URL (default: a SQLite file)")
+    parser.add_argument("--rounds", type=int, default=100)
+    parser.add_argument("--cases", help="comma-separated, of: " + ", ".join(CASES_BY_NAME))
+    parser.add_argument("--flavours", default=",".join(FLAVOURS))
+    parser.add_argument("--users", type=int, default=50)
+    parser.add_argument("--entries", type=int, default=500)
+    parser.add_argument("--json", help="write every sample (seconds) to this file")
+    args = parser.parse_args(argv)
+    prepare(args.database, args.users, args.entries)
+
+    import django
+    import tastypie
+    from django.db import connection
+    from django.test import Client
+
+    cases = [CASES_BY_NAME[n] for n in args.cases.split(",")] if args.cases else list(CASES)
+    flavours = tuple(args.flavours.split(","))
+    client = Client()
+    extra = headers()
+    print(
+        f"{connection.vendor}, {args.users} users, {args.entries} entries, Django "
+        f"{django.get_version()}, tastypie {tastypie.__version__}, Python "
+        f"{sys.version.split()[0]}, {args.rounds} interleaved rounds"
+    )
+    try:
+        sizes = {case.name: check(client, case, flavours, extra) for case in cases}
+    except NotIdentical as error:
+        sys.exit(f"not timing: {error}")
+    print(
+        "bodies identical to ModelResource's (DRF: same data): "
+        + ", ".join(f"{name} ({size:,} bytes)" for name, size in sizes.items())
+    )
+    samples = measure(client, cases, flavours, args.rounds, extra)
+    print_tables(connection.vendor, cases, samples, flavours)
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps({f"{c}/{f}": times for (c, f), times in samples.items()}, indent=1)
+        )
+
+
+if __name__ == "__main__":
+    main()
