@@ -25,6 +25,12 @@ register(
     "at most four per resource",
 )
 register(
+    "DjonyResource._djony_loaders",
+    "the resource's page loaders (DjonyResource's own page_loaders()): made from its "
+    "fields only; each loader reads what it needs for each page when called",
+    "one tuple per resource",
+)
+register(
     "DjonyResource._djony_detail_lists",
     "a database alias -> (Meta.queryset, that queryset filtered by an earlier detail's "
     "key): only for a resource reading Meta.queryset as it is (get_object_list and "

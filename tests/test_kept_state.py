@@ -396,6 +396,7 @@ STRUCTURAL = test_structural_tables_hold_one_entry_per_model_or_class
 #: what it depends on (structural tables: one entry per model, class or setting).
 KIND_TESTS = {
     "DjonyResource._djony_uris": test_uri_templates_follow_the_script_prefix_and_stay_bounded,
+    "DjonyResource._djony_loaders": STRUCTURAL,
     "DjonyResource._djony_plans": test_plans_are_the_same_whoever_asks_first,
     "DjonyResource._djony_detail_lists": test_copied_filtered_lists_compile_again_for_each_request,
     "DjonyResource._djony_detail_sql": test_compiled_sql_is_kept_only_for_queries_proved_the_same,

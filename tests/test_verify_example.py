@@ -22,8 +22,12 @@ def demo():
 
 
 def test_example_verifies_clean(demo):
+    """As the demo user: the tutorial's resources read with an API key."""
+    username, _ = demo
     out = StringIO()
-    call_command(Command(), "--max-requests", "400", stdout=out, stderr=StringIO())
+    call_command(
+        Command(), "--user", username, "--max-requests", "400", stdout=out, stderr=StringIO()
+    )
     text = out.getvalue()
     assert "Every answer is the same on both bases." in text
     for uri in ("/api/v2/auth/user/", "/api/v3/auth/user/", "/api/v3/auth/permission/"):
