@@ -124,8 +124,7 @@ class _AcceptsDjangoInstances:
     __slots__ = ()
 
     def validate(self, val: Any, obj: Any = None, entity: Any = None, from_db: bool = False) -> Any:
-        if isinstance(val, models.Model):
-            val = managers.as_entity(val, self.py_type)
+        val = managers.as_entity(val, self.py_type)
         return super().validate(val, obj, entity, from_db)
 
 
@@ -144,7 +143,7 @@ class RelatedSet(Set):
 
     def validate(self, val: Any, obj: Any = None, entity: Any = None, from_db: bool = False) -> Any:
         if isinstance(val, models.Model):
-            val = managers.as_entity(val, self.py_type)
+            val = managers.as_entity(val, self.py_type)  # an entity object stays as it is
         elif isinstance(val, (list, tuple, set, frozenset)):
             val = [managers.as_entity(item, self.py_type) for item in val]
         return super().validate(val, obj, entity, from_db)

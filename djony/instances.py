@@ -17,10 +17,15 @@ Pony: Django's ``__eq__``/``__hash__`` (equal to a Django instance of the
 same concrete model and key, both ways), ``__repr__`` (``<Writer: Zed>``)
 and pickling by model label and key.
 
-Not done: ``isinstance(obj, TheModel)`` is ``False`` (Pony needs
-``obj.__class__`` to be the entity); use ``obj._meta.concrete_model``.
-Model methods that call ``save()``/``delete()`` of ``models.Model`` or read
-Django's ``_state`` expect a Django instance and do not work here.
+``isinstance(obj, TheModel)`` and ``isinstance(obj, models.Model)`` are true
+(:func:`install_instance_check`: Django's model metaclass learns that an entity
+object is an instance of its model, of the model's parents and of
+``models.Model``), so Django's ORM takes the objects as values of lookups and
+assignments (``filter(user=obj)``, ``Model(user=obj)``), as do forms,
+``model_to_dict``, serializers and ``ContentType.objects.get_for_model``.  Code
+that must tell the two kinds apart asks :func:`is_entity_object`.
+Model methods that call ``save()``/``delete()`` of ``models.Model`` expect a
+Django instance and do not work here.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ import types
 from typing import Any
 
 from django.db import models
-from django.db.models.base import ModelState
+from django.db.models.base import ModelBase, ModelState
 from pony.orm.core import Entity as PonyEntity
 
 #: Model attributes never copied: Django's machinery, or Pony's.
@@ -125,6 +130,43 @@ class DjangoInstance:
     def get_deferred_fields(self) -> set[str]:
         """Pony loads every column of a row: nothing is deferred."""
         return set()
+
+
+_type_instancecheck = type.__instancecheck__
+
+
+def _model_instancecheck(cls: type, instance: Any) -> bool:
+    """``isinstance(instance, cls)`` for a model class ``cls``: Django's, or an entity object of it.
+
+    An entity class names its model in ``_djony_model_`` (a proxy's flavour names the
+    proxy), so the object is an instance of that model's classes, as a Django instance is.
+    """
+    if _type_instancecheck(cls, instance):
+        return True
+    model = getattr(type(instance), "_djony_model_", None)
+    return model is not None and issubclass(model, cls)
+
+
+def install_instance_check() -> None:
+    """Make Django's model metaclass take entity objects for instances of their model.
+
+    Installed once, when djony declares its first entities; a model class of any
+    app then answers ``isinstance`` for djony's objects as for its own instances.
+    CPython asks ``__instancecheck__`` only when ``type(obj)`` is not the class
+    itself, so the exact-class check Django does most stays free.
+    """
+    if ModelBase.__dict__.get("__instancecheck__") is not _model_instancecheck:
+        ModelBase.__instancecheck__ = _model_instancecheck
+
+
+def is_entity_object(value: Any) -> bool:
+    """Whether ``value`` is an object of a djony entity (not a Django instance)."""
+    return isinstance(value, PonyEntity)
+
+
+def is_django_instance(value: Any) -> bool:
+    """Whether ``value`` is an instance Django built (``isinstance`` without entity objects)."""
+    return _type_instancecheck(models.Model, value)
 
 
 def _is_django_machinery(cls: type) -> bool:
@@ -241,6 +283,7 @@ def behaviour_base(model: type[models.Model], reserved: set[str]) -> type:
 def entity_methods(model: type[models.Model], behaviour: type) -> dict[str, Any]:
     """What the entity class itself carries so that it wins over Pony's ``Entity``."""
     body: dict[str, Any] = {
+        "_djony_model_": model,  # see _model_instancecheck
         "__eq__": _eq,
         "__hash__": _hash,
         "__reduce__": _reduce,
@@ -360,7 +403,12 @@ def flavoured(objects: list[Any], model: type[models.Model]) -> list[Any]:
     flavour = _FLAVOURS.get((concrete, model))
     if flavour is None:
         mirror = behaviour_base(model, set(vars(concrete)))
-        body = {"__slots__": (), "_meta": model._meta, "_djony_concrete_entity_": concrete}
+        body = {
+            "__slots__": (),
+            "_meta": model._meta,
+            "_djony_model_": model,
+            "_djony_concrete_entity_": concrete,
+        }
         body.update({k: v for k, v in entity_methods(model, mirror).items() if k in ENTITY_DUNDERS})
         # type.__new__, not the metaclass: Pony must not take it for a new entity.
         flavour = type.__new__(type(concrete), model.__name__, (mirror, concrete), body)

@@ -34,6 +34,7 @@ from pony.orm import db_session
 from pony.orm.core import DatabaseSessionIsOver, SetInstance
 from pony.orm.core import Entity as PonyEntity
 
+from djony import instances
 from djony.querysets import PonyQuerySet
 
 
@@ -76,14 +77,38 @@ def _key_fields(model: type[models.Model]) -> list[models.Field]:
 
 
 def django_manager(owner: Any, accessor: str) -> Any:
-    """Django's related manager ``accessor`` for ``owner``'s stand-in instance."""
-    descriptor = getattr(owner._meta.model, accessor)
-    return descriptor.__get__(owner_stub(owner), owner._meta.model)
+    """Django's related manager ``accessor`` for ``owner``'s stand-in instance.
+
+    The class attribute is read without calling it: Django's is a descriptor, a
+    third-party field may be one whose class access already returns a manager
+    (taggit's ``TaggableManager``).
+    """
+    model = owner._meta.model
+    return class_attribute(model, accessor).__get__(owner_stub(owner), model)
+
+
+def class_attribute(model: type, name: str) -> Any:
+    """``name`` as stored on ``model`` or its first base that has it (no descriptor call)."""
+    for klass in model.__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name]
+    raise AttributeError(f"{model.__name__} has no attribute {name!r}")
+
+
+def django_manager_property(accessor: str) -> property:
+    """``obj.<accessor>`` as the Django manager of a field djony does not map (taggit's tags).
+
+    Its queries are the field's own, on Django's ORM: the objects it returns are
+    Django instances, as ModelResource's.
+    """
+    return property(
+        lambda self: django_manager(self, accessor), doc=f"Django's manager {accessor}"
+    )
 
 
 def as_entity(value: Any, entity: Any) -> Any:
     """``value`` as an object of ``entity``: entity objects as they are, Django instances by key."""
-    if isinstance(value, models.Model):
+    if instances.is_django_instance(value):
         return entity._get_by_raw_pkval_((value.pk,), from_db=False)
     return value
 

@@ -304,7 +304,7 @@ class PonyQuerySet:
         """
         if self._result is not None or self.prefetched is not None:
             raise ValueError("rows_and_objects() needs an unevaluated object list")
-        if self.queryset._iterable_class is not ModelIterable:
+        if not issubclass(self.queryset._iterable_class, ModelIterable):
             raise ValueError("rows_and_objects() needs a list of objects")
         if self.queryset.query.is_empty():
             return [], self._adopt_objects(list)
@@ -375,7 +375,7 @@ class PonyQuerySet:
             self._result = self.prefetched()
         if self._result is None:
             iterable = self.queryset._iterable_class
-            if iterable is ModelIterable:
+            if issubclass(iterable, ModelIterable):  # model-utils, polymorphic: subclasses
                 self._result = self._in_session(self._load, then=load_to_one)
                 self._after_load()
             else:

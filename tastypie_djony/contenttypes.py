@@ -14,12 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import models
+
+from djony.instances import is_django_instance
 from tastypie.contrib.contenttypes.fields import GenericForeignKeyField
 
 
 def model_of(obj: Any) -> type[models.Model] | None:
     """The Django model ``obj`` is a row of: its class, or an entity object's ``_meta.model``."""
-    if isinstance(obj, models.Model):
+    if is_django_instance(obj):
         return type(obj)
     meta = getattr(type(obj), "_meta", None)
     return meta.model if meta is not None else None

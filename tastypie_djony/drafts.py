@@ -21,7 +21,7 @@ from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.db.models.expressions import DatabaseDefault
 
-from djony.instances import ManagerOnClass, behaviour_base
+from djony.instances import ManagerOnClass, behaviour_base, is_django_instance
 from djony.managers import RelatedManager
 from djony.registry import entity_for, write_alias
 
@@ -533,7 +533,7 @@ def writable(obj: Any) -> Any:
     A Django instance of a saved row (assigned by a hook) becomes its entity
     first; drafts, wrapped entities and ``None`` are returned as they are.
     """
-    if isinstance(obj, models.Model) and obj.pk is not None:
+    if is_django_instance(obj) and obj.pk is not None:
         obj = entity_for(type(obj), write_alias(type(obj)))[obj.pk]
     if hasattr(obj, "_pkval_") and not isinstance(obj, (Draft, DjangoValues)):
         return editing(obj)

@@ -108,7 +108,7 @@ def check_queryset(resource_name: str, queryset: Any, where: str = "Meta.queryse
     """
     query = queryset.query
     unsupported = []
-    if query.values_select or queryset._iterable_class is not ModelIterable:
+    if query.values_select or not issubclass(queryset._iterable_class, ModelIterable):
         unsupported.append("values()/values_list()")
     if query.combinator:
         unsupported.append(f"{query.combinator}()")

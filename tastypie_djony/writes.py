@@ -47,6 +47,7 @@ from tastypie.resources import convert_post_to_patch
 
 from djony import backends
 from djony.deletion import update_fields
+from djony.instances import is_django_instance
 from djony.registry import entity_for, write_alias
 from tastypie_djony.bodies import PARSER_ERRORS, unreadable_body
 from tastypie_djony.drafts import (
@@ -129,7 +130,7 @@ class PonyWritesMixin:
             return super().full_hydrate(bundle)
         if bundle.obj is None:
             bundle.obj = self.new_object()
-        elif isinstance(bundle.obj, models.Model):
+        elif is_django_instance(bundle.obj):
             bundle.obj = from_instance(bundle.obj)
         elif hasattr(bundle.obj, "_pkval_") and not isinstance(bundle.obj, DjangoValues):
             bundle.obj = editing(bundle.obj)
@@ -167,7 +168,7 @@ class PonyWritesMixin:
                 raise BadRequest(refusal_message(self._meta.object_class, exc)) from None
         if bundle.via_uri:
             return bundle
-        if isinstance(bundle.obj, models.Model):  # saved without full_hydrate
+        if is_django_instance(bundle.obj):  # saved without full_hydrate
             bundle.obj = from_instance(bundle.obj)
         self.is_valid(bundle)
         if bundle.errors and not skip_errors:

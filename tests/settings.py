@@ -113,6 +113,14 @@ INSTALLED_APPS = [
     "tests.instances",
     "tests.patterns",
     "example_project.showcase",
+    # Third-party apps whose fields and managers djony must map or leave to Django.
+    "taggit",
+    "sortedm2m",
+    "mptt",
+    "polymorphic",
+    "djmoney",
+    "django_countries",
+    "tests.thirdparty",
 ]
 
 MIDDLEWARE = [
