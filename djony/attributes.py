@@ -149,6 +149,50 @@ class RelatedSet(Set):
         return super().validate(val, obj, entity, from_db)
 
 
+def serve_descriptors(entity: Any, model: type[models.Model]) -> None:
+    """``obj.<name>`` as the model's own descriptor gives it, for fields of third-party classes.
+
+    django-countries' ``CountryField`` reads as a ``Country``, django-money's
+    ``MoneyField`` as ``Money`` (its amount and currency columns together): the Pony
+    attribute keeps the column (queries, rows), and the object's attribute is the
+    model's descriptor run on a Django instance of the object's columns.
+    """
+    for field in model._meta.local_concrete_fields:
+        value = model.__dict__.get(field.name)
+        if field.is_relation or value is None or field.name not in entity._adict_:
+            continue
+        if type(value).__module__.startswith("django.") or not hasattr(value, "__get__"):
+            continue
+        setattr(entity, field.name, django_descriptor_property(entity, model, field.name))
+
+
+def django_descriptor_property(entity: Any, model: type[models.Model], name: str) -> property:
+    columns = [
+        (field.attname, entity._adict_[field.attname])
+        for field in model._meta.local_concrete_fields
+        if not field.is_relation and field.attname in entity._adict_
+    ]
+    pk = model._meta.pk
+
+    def instance(self: Any) -> models.Model:
+        attnames = [pk.attname] + [attname for attname, _ in columns if attname != pk.attname]
+        values = [self.pk] + [attr.__get__(self) for attname, attr in columns if attname != pk.attname]
+        return model.from_db(registry_alias(self), attnames, values)
+
+    def get(self: Any) -> Any:
+        return getattr(instance(self), name)
+
+    def set_(self: Any, value: Any) -> None:
+        django = instance(self)
+        setattr(django, name, value)
+        for attname, attr in columns:
+            new = django.__dict__.get(attname)
+            if attname != pk.attname and new != attr.__get__(self):
+                attr.__set__(self, new)
+
+    return property(get, set_, doc=f"{name} as the model's descriptor gives it")
+
+
 def attname_property(name: str) -> property:
     """``obj.owner_id`` for the relation ``owner``: the related key, read without a query."""
 

@@ -144,7 +144,9 @@ class _Declarer:
             behaviour = instances.behaviour_base(model, set(body) | _django_names(model))
             body.update(instances.entity_methods(model, behaviour))
             body["_get_set_wrapper_subclass_"] = classmethod(managers.set_wrapper_class)
-            entities[model] = type(self.names[model], (self.database.Entity, behaviour), body)
+            entity = type(self.names[model], (self.database.Entity, behaviour), body)
+            attributes.serve_descriptors(entity, model)
+            entities[model] = entity
         return entities
 
     def declare_instance_attributes(self, model: type[models.Model]) -> None:

@@ -53,6 +53,7 @@ def build(base: type) -> list[type]:
             queryset = User.objects.all()
             resource_name = "user"
             fields = ["username"]
+            filtering = {"username": ALL}
 
         def dehydrate(self, bundle):
             user = bundle.obj
@@ -78,6 +79,7 @@ def build(base: type) -> list[type]:
             queryset = Pin.objects.all()
             resource_name = "pin"
             authorization = Authorization()
+            writes = "django"  # Model.save() runs (mptt, taggit, sortedm2m need it)
             filtering = {"submitter": ALL_WITH_RELATIONS, "url": ALL}
 
         def dehydrate_tags(self, bundle):
@@ -105,6 +107,7 @@ def build(base: type) -> list[type]:
             queryset = Workout.objects.all()
             resource_name = "workout"
             authorization = OwnedByUser()
+            writes = "django"
             filtering = {"owner": ALL_WITH_RELATIONS, "title": ALL}
             ordering = ["title"]
 
@@ -122,6 +125,7 @@ def build(base: type) -> list[type]:
             queryset = Category.objects.all()
             resource_name = "category"
             authorization = Authorization()
+            writes = "django"  # Model.save() runs (mptt, taggit, sortedm2m need it)
             excludes = ["lft", "rght", "tree_id"]
 
         def dehydrate(self, bundle):
@@ -138,7 +142,7 @@ def build(base: type) -> list[type]:
             excludes = ["polymorphic_ctype"]
 
         def dehydrate(self, bundle):
-            bundle.data["real"] = type(bundle.obj.get_real_instance()).__name__
+            bundle.data["real"] = bundle.obj.polymorphic_ctype.model
             bundle.data["is_project"] = isinstance(bundle.obj, Project)
             return bundle
 
@@ -149,6 +153,7 @@ def build(base: type) -> list[type]:
             queryset = Post.objects.all()
             resource_name = "post"
             authorization = Authorization()
+            writes = "django"  # Model.save() runs (mptt, taggit, sortedm2m need it)
             excludes = ["created", "modified"]
 
         def dehydrate(self, bundle):
@@ -167,13 +172,21 @@ def build(base: type) -> list[type]:
             return bundle
 
     class ProductResource(base):
+        price = fields.CharField(readonly=True)  # Tastypie's DecimalField cannot convert Money
+
         class Meta:
             queryset = Product.objects.all()
             resource_name = "product"
             authorization = Authorization()
+            writes = "django"  # Model.save() runs (mptt, taggit, sortedm2m need it)
 
         def dehydrate_price(self, bundle):
             return str(bundle.obj.price)
+
+        def dehydrate(self, bundle):
+            bundle.data["amount"] = bundle.obj.price.amount
+            bundle.data["currency"] = str(bundle.obj.price.currency)
+            return bundle
 
     class AddressResource(base):
         owner = fields.ToOneField(UserResource, "owner")
@@ -182,6 +195,7 @@ def build(base: type) -> list[type]:
             queryset = Address.objects.all()
             resource_name = "address"
             authorization = Authorization()
+            writes = "django"  # Model.save() runs (mptt, taggit, sortedm2m need it)
             filtering = {"country": ALL}
 
         def dehydrate(self, bundle):
