@@ -141,10 +141,11 @@ def _model_instancecheck(cls: type, instance: Any) -> bool:
     An entity class names its model in ``_djony_model_`` (a proxy's flavour names the
     proxy), so the object is an instance of that model's classes, as a Django instance is.
     """
-    if _type_instancecheck(cls, instance):
+    kind = type(instance)
+    if cls in kind.__mro__:
         return True
-    model = getattr(type(instance), "_djony_model_", None)
-    return model is not None and issubclass(model, cls)
+    model = kind.__dict__.get("_djony_model_")  # set on each entity class and flavour
+    return model is not None and cls in model.__mro__
 
 
 def install_instance_check() -> None:

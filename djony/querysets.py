@@ -83,6 +83,13 @@ class PonyQuerySet:
         return self.queryset.ordered
 
     @property
+    def totally_ordered(self) -> bool:
+        return self.queryset.totally_ordered
+
+    #: Nothing is prefetched by lookups (Django's serializers read it).
+    _prefetch_related_lookups = ()
+
+    @property
     def entity(self) -> Any:
         from djony.registry import entity_for  # the registry builds the mapping, which uses us
 

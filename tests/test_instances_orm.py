@@ -1,0 +1,128 @@
+"""Objects djony hands out are model instances to Django's ORM (issue 18).
+
+Each check runs on the Django instance and on the entity object of the same row,
+and both must give the same answer: ``isinstance``, lookups and assignments
+(``filter(owner=obj)``, ``__in``, ``Q``, ``Model(owner=obj)``, ``get_or_create``),
+``==``/hash, ``ContentType``, ``model_to_dict``, ``django.core.serializers``, pickle,
+and a model method that hands ``self`` to another model's manager.
+"""
+
+from __future__ import annotations
+
+import pickle
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth.models import AbstractUser, User
+from django.contrib.contenttypes.models import ContentType
+from django.core import serializers
+from django.db import models
+from django.db.models import Q
+from django.forms.models import model_to_dict
+from pony.orm import db_session
+
+from djony.instances import is_django_instance, is_entity_object
+from tests.thirdparty.models import Address, Cafe, Place, Post, Product, WeightEntry, Workout
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def user() -> User:
+    ann = User.objects.create_user("ann", "ann@example.com", "x")
+    WeightEntry.objects.create(owner=ann, kg=Decimal("70.5"))
+    Workout.objects.create(owner=ann, title="legs")
+    return ann
+
+
+def both(user: User):
+    """The Django instance and the entity object of ``user``'s row (in the current session)."""
+    return [user, User.p[user.pk]]
+
+
+@db_session
+def test_isinstance(user: User) -> None:
+    for obj in both(user):
+        assert isinstance(obj, User) and isinstance(obj, AbstractUser)
+        assert isinstance(obj, models.Model)
+        assert not isinstance(obj, Place)
+    entity = User.p[user.pk]
+    assert is_entity_object(entity) and not is_django_instance(entity)
+    assert is_django_instance(user) and not is_entity_object(user)
+    cafe = Cafe.objects.create(name="corner")
+    assert isinstance(Cafe.p[cafe.pk], Place) and isinstance(Cafe.p[cafe.pk], Cafe)
+
+
+@db_session
+def test_lookups(user: User) -> None:
+    answers = []
+    for obj in both(user):
+        answers.append(
+            (
+                WeightEntry.objects.filter(owner=obj).count(),
+                WeightEntry.objects.filter(owner__in=[obj]).count(),
+                Workout.objects.filter(Q(owner=obj) | Q(title="none")).count(),
+                Workout.objects.exclude(owner=obj).count(),
+                WeightEntry.objects.get_or_create(owner=obj, kg=Decimal("70.5"))[1],
+            )
+        )
+    assert answers[0] == answers[1] == (1, 1, 1, 0, False)
+
+
+@db_session
+def test_assignments(user: User) -> None:
+    for obj in both(user):
+        entry = WeightEntry(owner=obj, kg=Decimal("1"))
+        entry.save()
+        assert WeightEntry.objects.get(pk=entry.pk).owner_id == user.pk
+        address = Address(country="DE", city="Bonn")
+        address.owner = obj
+        address.save()
+        assert Address.objects.get(pk=address.pk).owner == user
+
+
+@db_session
+def test_equality_and_hash(user: User) -> None:
+    django, entity = both(user)
+    assert django == entity and entity == django
+    assert hash(django) == hash(entity)
+    assert {django, entity} == {django}
+
+
+@db_session
+def test_content_types_forms_serializers(user: User) -> None:
+    django, entity = both(user)
+    assert ContentType.objects.get_for_model(entity) == ContentType.objects.get_for_model(django)
+    assert model_to_dict(entity) == model_to_dict(django)
+    assert serializers.serialize("json", [entity]) == serializers.serialize("json", [django])
+    assert serializers.serialize("python", [entity]) == serializers.serialize("python", [django])
+
+
+def test_pickle(user: User) -> None:
+    with db_session:
+        data = pickle.dumps(User.p[user.pk])
+    with db_session:
+        restored = pickle.loads(data)
+        assert restored == user and isinstance(restored, User)
+
+
+@db_session
+def test_model_method_hands_self_to_the_orm(user: User) -> None:
+    post = Post.objects.create(title="t", author=user)
+    assert Post.p[post.pk].weight_entries() == post.weight_entries() == [Decimal("70.5")]
+
+
+@db_session
+def test_third_party_descriptors(user: User) -> None:
+    from djmoney.money import Money
+
+    address = Address.objects.create(owner=user, country="NZ", city="Wellington")
+    product = Product.objects.create(name="mug", price=Money("9.50", "EUR"))
+    entity_address, entity_product = Address.p[address.pk], Product.p[product.pk]
+    assert entity_address.country == address.country
+    assert entity_address.country.name == "New Zealand"
+    assert entity_product.price == product.price == Money("9.50", "EUR")
+    entity_product.price = Money("3", "USD")
+    assert (entity_product.price_currency, entity_product.price) == ("USD", Money("3", "USD"))
+    entity_address.country = "FR"
+    assert entity_address.country.code == "FR"
