@@ -145,6 +145,14 @@ def _model_instancecheck(cls: type, instance: Any) -> bool:
     if cls in kind.__mro__:
         return True
     model = kind.__dict__.get("_djony_model_")  # set on each entity class and flavour
+    if model is not None:
+        return cls in model.__mro__
+    declared = getattr(instance, "__class__", kind)  # a proxy (SimpleLazyObject) names another
+    if declared is kind or not isinstance(declared, type):
+        return False
+    if cls in declared.__mro__:
+        return True
+    model = declared.__dict__.get("_djony_model_")
     return model is not None and cls in model.__mro__
 
 

@@ -19,6 +19,7 @@ from django.core import serializers
 from django.db import models
 from django.db.models import Q
 from django.forms.models import model_to_dict
+from django.utils.functional import SimpleLazyObject
 from pony.orm import db_session
 
 from djony.instances import is_django_instance, is_entity_object
@@ -49,6 +50,9 @@ def test_isinstance(user: User) -> None:
     entity = User.p[user.pk]
     assert is_entity_object(entity) and not is_django_instance(entity)
     assert is_django_instance(user) and not is_entity_object(user)
+    for wrapped in (SimpleLazyObject(lambda: user), SimpleLazyObject(lambda: entity)):
+        assert isinstance(wrapped, User) and isinstance(wrapped, models.Model)
+        assert WeightEntry.objects.filter(owner__in=[wrapped]).count() == 1
     cafe = Cafe.objects.create(name="corner")
     assert isinstance(Cafe.p[cafe.pk], Place) and isinstance(Cafe.p[cafe.pk], Cafe)
 
