@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import Q, prefetch_related_objects
 from pony.orm import db_session
 from pony.orm.core import DatabaseSessionIsOver, SetInstance
 from pony.orm.core import Entity as PonyEntity
@@ -99,11 +99,33 @@ def django_manager_property(accessor: str) -> property:
     """``obj.<accessor>`` as the Django manager of a field djony does not map (taggit's tags).
 
     Its queries are the field's own, on Django's ORM: the objects it returns are
-    Django instances, as ModelResource's.
+    Django instances, as ModelResource's.  For an object loaded with a page, the
+    first access prefetches the relation for the whole page (Django's own
+    ``prefetch_related_objects`` on the page's stand-ins), so ``all()``, ``count()``
+    and iteration cost one query per page, not one per object.
     """
-    return property(
-        lambda self: django_manager(self, accessor), doc=f"Django's manager {accessor}"
-    )
+
+    def get(self: Any) -> Any:
+        model = self._meta.model
+        stub = _page_stub(self, accessor)
+        if stub is None:
+            return django_manager(self, accessor)
+        return class_attribute(model, accessor).__get__(stub, model)
+
+    return property(get, doc=f"Django's manager {accessor}")
+
+
+def _page_stub(owner: Any, accessor: str) -> models.Model | None:
+    """``owner``'s stand-in with ``accessor`` prefetched for its whole page, or ``None``."""
+    page = owner._djony_page
+    cache = _page_caches(owner) if page is not None else None
+    if cache is None:
+        return None
+    stubs = cache.get((page, accessor))
+    if stubs is None:
+        stubs = cache[(page, accessor)] = {obj.pk: owner_stub(obj) for obj in page.objects}
+        prefetch_related_objects(list(stubs.values()), accessor)
+    return stubs.get(owner.pk)
 
 
 def as_entity(value: Any, entity: Any) -> Any:

@@ -19,6 +19,7 @@ from django.contrib.contenttypes.fields import GenericRelation
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
+from django.db.models.query import get_prefetcher
 
 from djony.compiled import KeptQueries, NotKeptForValue, OneValueQuery, plain_manager
 from djony.managers import class_attribute
@@ -159,8 +160,9 @@ class Relation:
         pk = self.model._meta.pk
         alias = pin_reads(self.model._default_manager.all()).db
         stubs = [self.model.from_db(alias, [pk.attname], [key]) for key in result]
-        manager = class_attribute(self.model, self.attribute).__get__(stubs[0], self.model)
-        queryset, related_key, owner_key, *_ = manager.get_prefetch_querysets(stubs)
+        # What prefetch_related asks (taggit's answer is its class-level manager's).
+        prefetcher = get_prefetcher(stubs[0], self.attribute, self.attribute)[0]
+        queryset, related_key, owner_key, *_ = prefetcher.get_prefetch_querysets(stubs)
         owners = {owner_key(stub): stub.pk for stub in stubs}
         attname = self.target._meta.pk.attname if key_field == "pk" else key_field
         for related in queryset:

@@ -70,6 +70,7 @@ READS = [
     "product/", "product/2/",
     "address/", "address/?country=NZ", "address/1/",
     "exercise/",
+    "tag/", "tagged/", "tagged/1/", "routine/", "routine/1/",
 ]
 
 
@@ -115,6 +116,31 @@ def test_writes(name: str) -> None:
     want, got = run("v2", requests, None), run("v3", requests, None)
     assert want[0]["status"] == 201, want[0]
     assert got == want
+
+
+@pytest.mark.parametrize("path", ["tagged/", "routine/"])
+def test_queries_per_page_do_not_grow(path: str) -> None:
+    """The page's tags and sortedm2m exercises are read per page, not per object."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.thirdparty.models import Exercise, Pin, Workout
+
+    testing.reset()
+    client = Client()
+    counts = []
+    for _ in range(2):
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(f"/thirdparty/v3/{path}?format=json")
+        assert response.status_code == 200
+        counts.append((len(json.loads(response.content)["objects"]), len(queries)))
+        ann = User.objects.get(username="ann")
+        exercises = list(Exercise.objects.all())
+        for n in range(5):
+            Pin.objects.create(submitter=ann, url=f"https://more.example/{n}").tags.add("red", f"t{n}")
+            Workout.objects.create(owner=ann, title=f"w{n}").exercises.set(exercises[::-1])
+    (small, few), (large, many) = counts
+    assert large == small + 5 and many == few, counts
 
 
 def test_check_names_the_fields_django_serves() -> None:

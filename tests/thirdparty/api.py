@@ -17,6 +17,8 @@ from tastypie.authorization import Authorization
 from tastypie.constants import ALL, ALL_WITH_RELATIONS
 from tastypie.resources import ModelResource
 
+from taggit.models import Tag
+
 from tastypie_djony.resources import DjonyResource
 from tests.thirdparty.models import (
     Address,
@@ -118,6 +120,40 @@ def build(base: type) -> list[type]:
             bundle.data["same_owner"] = Workout.objects.filter(owner=workout.owner).count()
             return bundle
 
+    class TagResource(base):
+        class Meta:
+            queryset = Tag.objects.all()
+            resource_name = "tag"
+
+    class TaggedResource(base):
+        """Tags as a related field and in a hook: a constant number of queries per page."""
+
+        tag_list = fields.ToManyField(TagResource, "tags", readonly=True)
+        full_tags = fields.ToManyField(TagResource, "tags", full=True, readonly=True)
+
+        class Meta:
+            queryset = Pin.objects.all()
+            resource_name = "tagged"
+
+        def dehydrate(self, bundle):
+            bundle.data["names"] = [str(tag) for tag in bundle.obj.tags.all()]
+            bundle.data["count"] = bundle.obj.tags.count()
+            return bundle
+
+    class RoutineResource(base):
+        """Exercises in the user's order, related and read in a hook, per page."""
+
+        exercises = fields.ToManyField(ExerciseResource, "exercises", readonly=True)
+
+        class Meta:
+            queryset = Workout.objects.all()
+            resource_name = "routine"
+
+        def dehydrate(self, bundle):
+            bundle.data["names"] = [str(e) for e in bundle.obj.exercises.all()]
+            bundle.data["count"] = bundle.obj.exercises.count()
+            return bundle
+
     class CategoryResource(base):
         parent = fields.ToOneField("self", "parent", null=True)
 
@@ -206,6 +242,9 @@ def build(base: type) -> list[type]:
         UserResource,
         ExerciseResource,
         PinResource,
+        TagResource,
+        TaggedResource,
+        RoutineResource,
         WorkoutResource,
         CategoryResource,
         ProjectResource,
