@@ -192,6 +192,8 @@ class _Watched:
         found: dict[str, Any] = {self.model._meta.db_table: rows}
         keys = [self.request.key, *self.new_keys]
         for field in self.model._meta.many_to_many:
+            if not hasattr(field, "m2m_field_name"):
+                continue  # a to-many of its own class (taggit's TaggableManager): no link table
             through = field.remote_field.through
             source = field.m2m_field_name()
             target = field.m2m_reverse_field_name()
