@@ -72,12 +72,42 @@ def constructor(
 
 
 def unmapped_property(model: type[models.Model], field: models.Field, reason: str) -> property:
+    """A field djony cannot map: read through Django (a column), never written through Pony.
+
+    Reading a column (``ArrayField``, a custom field of an unknown type) gives what
+    Django reads, ``from_db_value`` applied, for every object of the page in one query
+    (:func:`django_column`); a relation to a model without an entity, and any
+    assignment, raise ``NotImplementedError`` with the reason.
+    """
+
     def fail(self: Any, *args: Any) -> Any:
         raise NotImplementedError(
             f"{model._meta.label}.{field.name} is not mapped by djony: {reason}."
         )
 
-    return property(fail, fail)
+    if field.is_relation or not field.concrete:
+        return property(fail, fail)
+    return property(lambda self: django_column(self, field), fail)
+
+
+def django_column(obj: Any, field: models.Field) -> Any:
+    """``field``'s value of ``obj``'s row as Django reads it, loaded for the object's page."""
+    if obj.pk is None or obj._status_ in ("created", "cancelled"):
+        return field.get_default()
+    page = obj._djony_page
+    cache = managers.page_cache(obj) if page is not None else None
+    values = cache.get((page, field.attname)) if cache is not None else None
+    if values is None:
+        objects = page.objects if cache is not None else [obj]
+        rows = (
+            field.model._base_manager.db_manager(registry_alias(obj))
+            .filter(pk__in=[item.pk for item in objects])
+            .values_list("pk", field.attname)
+        )
+        values = dict(rows)
+        if cache is not None:
+            cache[(page, field.attname)] = values
+    return values.get(obj.pk)
 
 
 def to_field_property(attname: str, target: str, target_field: str) -> property:

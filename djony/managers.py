@@ -280,6 +280,11 @@ def page_related(owner: Any, accessor: str, manager: Any) -> list[Any] | None:
     return list(by_owner.get(owner_key(manager.instance), []))
 
 
+def page_cache(owner: Any) -> dict | None:
+    """What is kept for ``owner``'s pages in its Pony session (dropped after a write), if alive."""
+    return _page_caches(owner)
+
+
 def _page_caches(owner: Any) -> dict | None:
     cache = owner._session_cache_
     if cache is None or not cache.is_alive:

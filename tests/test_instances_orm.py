@@ -130,3 +130,36 @@ def test_third_party_descriptors(user: User) -> None:
     assert (entity_product.price_currency, entity_product.price) == ("USD", Money("3", "USD"))
     entity_address.country = "FR"
     assert entity_address.country.code == "FR"
+
+
+def test_unmapped_column_is_served_through_django() -> None:
+    """A field djony cannot map (djony.W001) reads as Django reads it, in a resource too."""
+    from django.test import RequestFactory
+    from tastypie.resources import ModelResource
+
+    from tastypie_djony.resources import DjonyResource
+    from tests.testapp.models import Landmark, Point
+
+    Landmark.objects.create(name="Tower", location=Point(1.5, 2.5))
+    Landmark.objects.create(name="Gate", location=None)
+    bodies = []
+    for base in (ModelResource, DjonyResource):
+
+        class LandmarkResource(base):
+            class Meta:
+                queryset = Landmark.objects.all()
+                resource_name = "landmark"
+
+            def dehydrate_location(self, bundle):
+                location = bundle.obj.location
+                return None if location is None else [location.x, location.y]
+
+        resource = LandmarkResource()
+        bodies.append(
+            [
+                resource.get_list(RequestFactory().get("/?format=json")).content,
+                resource.get_detail(RequestFactory().get("/?format=json"), pk=1).content,
+            ]
+        )
+    assert bodies[0] == bodies[1]
+    assert b"[1.5, 2.5]" in bodies[1][0]
