@@ -377,13 +377,22 @@ def _reduce(self: Any) -> tuple:
 
 
 def restore(label: str, alias: str, values: dict[str, Any]) -> Any:
-    """The object ``_reduce`` pickled, in the current Pony session (one is required)."""
+    """The object ``_reduce`` pickled: in a Pony session, that session's object.
+
+    Outside any session (a cache read in a plain Django view) it is a Django
+    instance of the same row and values (columns the object did not carry are
+    deferred, loaded by Django when read).
+    """
     from django.apps import apps
+    from pony.orm.core import local as pony_local
     from pony.orm.core import unpickle_entity
 
     from djony.registry import entity_for
 
-    entity = entity_for(apps.get_model(label), alias)
+    model = apps.get_model(label)
+    if pony_local.db_session is None:
+        return _django_instance(model, alias, values)
+    entity = entity_for(model, alias)
     state: dict[str, Any] = {"__class__": entity}
     for name, value in values.items():
         if type(value) is tuple and len(value) == 2 and value[0] == "pk":
@@ -391,6 +400,20 @@ def restore(label: str, alias: str, values: dict[str, Any]) -> Any:
             value = target._get_by_raw_pkval_(value[1])
         state[name] = value
     return unpickle_entity(state)
+
+
+def _django_instance(model: type[models.Model], alias: str, values: dict[str, Any]) -> Any:
+    """A Django instance of ``model`` from an entity object's pickled ``values``."""
+    attnames, row = [], []
+    for field in model._meta.concrete_fields:
+        if field.name not in values:
+            continue
+        value = values[field.name]
+        if type(value) is tuple and len(value) == 2 and value[0] == "pk":
+            value = value[1][0] if len(value[1]) == 1 else value[1]
+        attnames.append(field.attname)
+        row.append(value)
+    return model.from_db(alias, attnames, row)
 
 
 _FLAVOURS: dict[tuple[Any, type], type] = {}

@@ -107,7 +107,12 @@ def test_pickle(user: User) -> None:
         data = pickle.dumps(User.p[user.pk])
     with db_session:
         restored = pickle.loads(data)
-        assert restored == user and isinstance(restored, User)
+        assert restored == user and isinstance(restored, User) and is_entity_object(restored)
+    # Outside any session (a cache read in a plain view): a Django instance of the row.
+    cached = pickle.loads(data)
+    assert is_django_instance(cached) and cached == user
+    assert (cached.username, cached.email, cached._state.db) == ("ann", "ann@example.com", "default")
+    assert WeightEntry.objects.filter(owner=cached).count() == 1
 
 
 @db_session
