@@ -204,9 +204,11 @@ def django_descriptor_property(entity: Any, model: type[models.Model], name: str
     ]
     pk = model._meta.pk
 
+    others = [(attname, attr) for attname, attr in columns if attname != pk.attname]
+    attnames = [pk.attname] + [attname for attname, _ in others]
+
     def instance(self: Any) -> models.Model:
-        attnames = [pk.attname] + [attname for attname, _ in columns if attname != pk.attname]
-        values = [self.pk] + [attr.__get__(self) for attname, attr in columns if attname != pk.attname]
+        values = [self.pk] + [attr.__get__(self) for _, attr in others]
         return model.from_db(registry_alias(self), attnames, values)
 
     def get(self: Any) -> Any:
@@ -215,9 +217,9 @@ def django_descriptor_property(entity: Any, model: type[models.Model], name: str
     def set_(self: Any, value: Any) -> None:
         django = instance(self)
         setattr(django, name, value)
-        for attname, attr in columns:
+        for attname, attr in others:
             new = django.__dict__.get(attname)
-            if attname != pk.attname and new != attr.__get__(self):
+            if new != attr.__get__(self):
                 attr.__set__(self, new)
 
     return property(get, set_, doc=f"{name} as the model's descriptor gives it")

@@ -137,7 +137,8 @@ def test_queries_per_page_do_not_grow(path: str) -> None:
         ann = User.objects.get(username="ann")
         exercises = list(Exercise.objects.all())
         for n in range(5):
-            Pin.objects.create(submitter=ann, url=f"https://more.example/{n}").tags.add("red", f"t{n}")
+            pin = Pin.objects.create(submitter=ann, url=f"https://more.example/{n}")
+            pin.tags.add("red", f"t{n}")
             Workout.objects.create(owner=ann, title=f"w{n}").exercises.set(exercises[::-1])
     (small, few), (large, many) = counts
     assert large == small + 5 and many == few, counts

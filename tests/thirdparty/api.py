@@ -46,7 +46,8 @@ class OwnedByUser(Authorization):
     def read_detail(self, object_list, bundle):
         obj = bundle.obj
         model = type(bundle.obj)._meta.model
-        return model.objects.filter(pk=obj.pk, owner__in=User.objects.filter(pk=obj.owner.pk)).exists()
+        owners = User.objects.filter(pk=obj.owner.pk)
+        return model.objects.filter(pk=obj.pk, owner__in=owners).exists()
 
 
 def build(base: type) -> list[type]:
