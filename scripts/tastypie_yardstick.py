@@ -5,8 +5,8 @@ own, as Tastypie's ``tox.ini`` does (``django-admin test <app>.tests
 --settings=settings_<app>``, ``-p '*'`` for core):
 
 * ``stock``: Tastypie's settings unchanged;
-* ``swapped``: ``"djony"`` added to ``INSTALLED_APPS`` and, once Django is set
-  up but before any test module or URLconf is imported,
+* ``swapped``: ``"djony"`` and ``"tastypie_djony"`` added to ``INSTALLED_APPS`` and,
+  once Django is set up but before any test module or URLconf is imported,
   ``tastypie.resources.ModelResource`` rebound to ``DjonyResource`` (and
   ``NamespacedModelResource`` to a DjonyResource with its namespaced URL
   reversing), so every ``class ...(ModelResource)`` in the test apps becomes
@@ -76,7 +76,7 @@ def configure(app: str, variant: str, database: str) -> None:
     os.environ["DJANGO_SETTINGS_MODULE"] = name
     settings = importlib.import_module(name)
     if variant == "swapped":
-        settings.INSTALLED_APPS.append("djony")
+        settings.INSTALLED_APPS.extend(["djony", "tastypie_djony"])
     if database == "postgresql":
         dbname = os.environ.get("PGDATABASE", "postgres")
         settings.DATABASES = {

@@ -1,80 +1,90 @@
-"""System checks for ``DjonyResource`` classes.
+"""System checks for ``DjonyResource`` classes (registered by :mod:`tastypie_djony.apps`).
 
-``tastypie_djony.W001``: a resource writes through Pony (the default) but its
-model overrides ``save()``/``delete()`` or has receivers for its save, delete
-or many-to-many signals.  Pony writes do not call them; set
-``Meta.writes = "django"`` on the resource (reads stay on Pony), or silence
-the warning when skipping them is what you want.
+``tastypie_djony.E001``: ``Meta.writes`` has a value DjonyResource does not know.
+``tastypie_djony.E002``: the resource's model cannot be served (a composite primary key);
+the same message as a request to it would raise.
+``tastypie_djony.W002``: ``Meta.writes = "pony"`` is set; it has no effect any more
+(writes go through the Django model: its ``save()``, ``delete()`` and signals run).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.apps import apps
 from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
 from django.db import models
-from django.db.models import signals
+
+from djony.mapping import has_composite_key
 
 #: Every concrete DjonyResource class, recorded by its metaclass.
 RESOURCE_CLASSES: list[type] = []
 
+#: ``Meta.writes`` values: both write through the Django model.
+WRITES_VALUES = ("django", "pony")
 
-def model_hooks(model: type[models.Model]) -> list[str]:
-    """What Django would run on a save or delete of ``model`` that Pony does not."""
-    hooks = []
-    for method in ("save", "delete"):
-        for klass in model.__mro__:
-            if klass is models.Model or not issubclass(klass, models.Model):
-                break
-            if method in klass.__dict__:
-                hooks.append(f"{klass.__name__}.{method}()")
-                break
-    for name in ("pre_save", "post_save", "pre_delete", "post_delete"):
-        if getattr(signals, name).has_listeners(model):
-            hooks.append(f"{name} receivers")
-    for field in model._meta.many_to_many:
-        through = field.remote_field.through
-        if isinstance(through, type) and signals.m2m_changed.has_listeners(through):
-            hooks.append(f"m2m_changed receivers on {field.name}")
-    return hooks
+
+def unservable_reason(resource_name: str, model: type[models.Model]) -> str | None:
+    """Why DjonyResource cannot serve ``model``, or ``None``: told at startup and per request."""
+    if has_composite_key(model):
+        return (
+            f"DjonyResource {resource_name} serves {model._meta.label}, whose primary key is "
+            f"a CompositePrimaryKey ({model._meta.pk.name}): djony maps no entity for it. "
+            "Use ModelResource for this resource, or give the model a one-column primary "
+            "key and keep the composite key as a UniqueConstraint."
+        )
+    return None
+
+
+def check_servable(resource: type) -> None:
+    """Raise the :func:`unservable_reason` of ``resource`` as ``ImproperlyConfigured``."""
+    model = getattr(resource._meta, "object_class", None)
+    reason = model is not None and unservable_reason(resource.__name__, model)
+    if reason:
+        raise ImproperlyConfigured(reason)
 
 
 def check_resources(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     from django.urls import get_resolver
 
     _ = get_resolver().url_patterns  # import the URLconf, where resources are declared
-    messages = []
+    messages: list[checks.CheckMessage] = []
     for resource in RESOURCE_CLASSES:
         meta = resource._meta
-        model = getattr(meta, "object_class", None)
-        if model is None or getattr(meta, "writes", "pony") == "django":
-            continue
-        if not (meta.list_allowed_methods or meta.detail_allowed_methods) or set(
-            meta.list_allowed_methods + meta.detail_allowed_methods
-        ) <= {"get"}:
-            continue
-        hooks = model_hooks(model)
-        if hooks:
+        name = f"{resource.__module__}.{resource.__name__}"
+        writes = getattr(meta, "writes", "django")
+        if writes not in WRITES_VALUES:
             messages.append(
-                checks.Warning(
-                    f"{resource.__module__}.{resource.__name__} writes {model._meta.label} "
-                    f"through Pony, which skips {', '.join(hooks)}.",
-                    hint='Set Meta.writes = "django" on the resource to save through the '
-                    "Django model (reads stay on Pony).",
+                checks.Error(
+                    f"{name}: Meta.writes = {writes!r} is not a value DjonyResource knows.",
+                    hint='Remove Meta.writes (writes go through the Django model) or set "django".',
                     obj=resource,
-                    id="tastypie_djony.W001",
+                    id="tastypie_djony.E001",
                 )
             )
+        elif writes == "pony":
+            messages.append(
+                checks.Warning(
+                    f'{name} sets Meta.writes = "pony": it has no effect; writes go through '
+                    "the Django model (its save(), delete() and signals run).",
+                    hint="Remove Meta.writes from the resource.",
+                    obj=resource,
+                    id="tastypie_djony.W002",
+                )
+            )
+        model = getattr(meta, "object_class", None)
+        reason = model is not None and unservable_reason(resource.__name__, model)
+        if reason:
+            messages.append(checks.Error(reason, obj=resource, id="tastypie_djony.E002"))
     return messages
 
 
-_registered = False
-
-
 def register_resource(resource: type) -> None:
-    """Record a resource class and make sure the check is registered."""
-    global _registered
+    """Record a resource class; refuse it when ``tastypie_djony`` is not an installed app."""
+    if apps.ready and not apps.is_installed("tastypie_djony"):
+        raise ImproperlyConfigured(
+            f'DjonyResource {resource.__name__}: add "tastypie_djony" to INSTALLED_APPS '
+            '(next to "djony"); its system checks run from there.'
+        )
     RESOURCE_CLASSES.append(resource)
-    if not _registered:
-        checks.register(check_resources, "tastypie_djony")
-        _registered = True

@@ -32,6 +32,7 @@ from tastypie_djony.related import (
     stored_to_one,
 )
 from tastypie_djony.uris import uris_of
+from tastypie_djony.write.mode import is_write
 
 
 def _relation_of(field: Any, kind: type) -> Any:
@@ -50,6 +51,8 @@ class SetField(ToManyField):
         return _relation_of(self, Relation)
 
     def dehydrate(self, bundle: Bundle, for_list: bool = True) -> Any:
+        if is_write(bundle.request):  # Django instances, as ModelResource reads them
+            return super().dehydrate(bundle, for_list=for_list)
         relation = self.relation()
         owner = bundle.obj
         if relation is None and isinstance(self.attribute, str) and "__" in self.attribute:
@@ -136,6 +139,8 @@ class DjonyToOneField(ToOneField):
     """
 
     def dehydrate(self, bundle: Bundle, for_list: bool = True) -> Any:
+        if is_write(bundle.request):
+            return super().dehydrate(bundle, for_list=for_list)
         relation = _relation_of(self, ToOneRelation)
         stored, related = stored_to_one(relation, bundle.obj) if relation else (False, None)
         if not stored:

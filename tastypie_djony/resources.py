@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
-from django.db import models, router, transaction
+from django.db import models
 from django.db.models.query import ModelIterable
 from django.http import HttpResponse
 from pony.orm import db_session
@@ -40,8 +40,8 @@ from tastypie.fields import FileField, ToManyField, ToOneField
 from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass, Resource
 from tastypie.utils.mime import build_content_type
 
-from djony.registry import writing
-from tastypie_djony.checks import register_resource
+from djony.registry import pin_reads, write_alias, writing
+from tastypie_djony.checks import register_resource, unservable_reason
 from tastypie_djony.contenttypes import DjonyGenericForeignKeyField
 from tastypie_djony.detailsql import filtered_list, kept_detail
 from tastypie_djony.fastpath import (
@@ -65,7 +65,7 @@ from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import Relation, ToOneRelation, make_loader, make_to_one_loader
 from tastypie_djony.sessions import OutsideRequestMixin, in_session
 from tastypie_djony.uris import stock_uri_method, uris_of
-from tastypie_djony.writes import COMMIT_ERRORS, WRITES_THROUGH_DJANGO, PonyWritesMixin
+from tastypie_djony.write.flow import DjangoWritesMixin
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
@@ -142,12 +142,12 @@ BUILT_ON_USE = ("_djony_uris", "_djony_plans", "_djony_detail_lists", "_djony_de
 
 
 class DjonyResource(
-    OutsideRequestMixin, PonyWritesMixin, BaseModelResource, metaclass=DjonyDeclarativeMetaclass
+    OutsideRequestMixin, DjangoWritesMixin, BaseModelResource, metaclass=DjonyDeclarativeMetaclass
 ):
-    """A ``ModelResource`` whose reads and writes go through Pony ORM.
+    """A ``ModelResource`` whose reads are served by Pony ORM.
 
-    ``Meta.writes = "django"`` keeps reads on Pony but saves and deletes
-    through the Django model (its ``save()``, ``delete()`` and signals).
+    Writes are ``ModelResource``'s own, on Django instances (the model's
+    ``save()``, ``delete()`` and signals run): see :mod:`tastypie_djony.write`.
     """
 
     def __init__(self, api_name: str | None = None) -> None:
@@ -202,7 +202,7 @@ class DjonyResource(
         see; chain ``.filter()``/``.exclude()`` with Django lookups.
         """
         if self.writes_through_django(request):
-            return self._meta.queryset._clone()
+            return pin_reads(self._meta.queryset._clone())
         return DjonyObjectList(self._meta.queryset._clone(), tuple(self.page_loaders()))
 
     def as_object_list(self, result: Any, request: Any) -> Any:
@@ -469,46 +469,39 @@ class DjonyResource(
 
     # -- request handling -------------------------------------------------
     def wrap_view(self, view: str) -> Callable:
-        """Tastypie's view wrapper, in a Pony ``db_session``; writes are atomic.
+        """Tastypie's view wrapper, in a Pony ``db_session``.
 
-        A request that is not GET/HEAD/OPTIONS runs in ``transaction.atomic()``
-        and is rolled back whole when the response is an error (4xx/5xx), so a
-        failed write leaves no rows behind, with or without ATOMIC_REQUESTS.
+        Reads run in autocommit, as Django's.  A write request opens no
+        transaction of its own: each of its write steps is atomic
+        (:mod:`tastypie_djony.write`), and what the project's code writes
+        around them stays or goes as with ``ModelResource`` (``ATOMIC_REQUESTS``
+        included).  Its reads come from the database its writes go to.
         """
         wrapped = super().wrap_view(view)
-        alias = router.db_for_write(self._meta.object_class)
-        django_writes = getattr(self._meta, "writes", "pony") == WRITES_THROUGH_DJANGO
+        unservable = unservable_reason(type(self).__name__, self._meta.object_class)
 
         def wrapper(request: Any, *args: Any, **kwargs: Any) -> Any:
+            if unservable:  # tastypie_djony.E002 said so at startup
+                raise ImproperlyConfigured(unservable)
+            # Pony only reads, in autocommit (optimistic=False would make it open a
+            # transaction of its own).
             if request.method in SAFE_METHODS:
-                # Reads in autocommit, as Django's (optimistic=False would make
-                # Pony open a transaction: two more round trips per request).
                 with db_session:
-                    response = wrapped(request, *args, **kwargs)
-                    if response.status_code >= 400:
-                        # A statement the database refused (a bad regex on PostgreSQL)
-                        # leaves the transaction aborted: roll Pony's part back.
-                        pony_rollback()
-                return response
-            if django_writes:
-                request._djony_writes_through_django = True
-            try:
-                with transaction.atomic(using=alias), writing(alias):
-                    # No optimistic checks: concurrent updates of a row are last-write-wins,
-                    # as with Django's save(), not an OptimisticCheckError (a 500).
-                    with db_session(optimistic=False):
-                        response = wrapped(request, *args, **kwargs)
-                        if response.status_code >= 400:
-                            pony_rollback()
-                            transaction.set_rollback(True, using=alias)
-            except COMMIT_ERRORS as exc:
-                # Raised by the commit (a deferred constraint): the response
-                # built inside is void; answer as Tastypie answers errors.
-                return self.commit_error_response(request, exc)
-            return response
+                    return self._answer(wrapped, request, *args, **kwargs)
+            with writing(write_alias(self._meta.object_class)), db_session:
+                return self._answer(wrapped, request, *args, **kwargs)
 
         wrapper.csrf_exempt = True
         return wrapper
+
+    @staticmethod
+    def _answer(view: Callable, request: Any, *args: Any, **kwargs: Any) -> HttpResponse:
+        response = view(request, *args, **kwargs)
+        if response.status_code >= 400:
+            # A statement the database refused (a bad regex on PostgreSQL) leaves
+            # Pony's part of the transaction aborted: roll it back.
+            pony_rollback()
+        return response
 
 
 def _check_rows_serve(object_list: Any) -> None:

@@ -10,9 +10,9 @@ what the request would have opened, only when no Pony session is active:
   objects it returns stay readable after it ends, and so do the objects
   they name by a foreign key, loaded before it ends:
   :func:`~djony.querysets.load_to_one`);
-* a write: ``transaction.atomic()`` on the model's write database around a
-  ``db_session``, so a write that fails leaves nothing behind, as in a
-  request.
+* a write: a ``db_session`` reading from the model's write database; the
+  write's own steps are atomic (:mod:`tastypie_djony.write`), and no
+  transaction is opened around the caller's code, as in a request.
 
 An object from a session that has ended (returned by an earlier call) is
 replaced in the bundle by the same row of the new session, so it can be
@@ -25,14 +25,12 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from django.db import router, transaction
 from pony.orm import db_session
 from pony.orm.core import local as pony_local
 from tastypie.bundle import Bundle
 
 from djony.querysets import load_to_one
-from djony.registry import writing
-from tastypie_djony.drafts import DjangoValues, Draft
+from djony.registry import write_alias, writing
 
 Method = TypeVar("Method", bound=Callable[..., Any])
 
@@ -52,11 +50,9 @@ def in_session(write: bool = False) -> Callable[[Method], Method]:
                     if hasattr(result, "_pkval_"):  # obj_get, get_via_uri: an object
                         load_to_one([result])
                     return result
-            alias = router.db_for_write(self._meta.object_class)
             with (
-                transaction.atomic(using=alias),
-                writing(alias),
-                db_session(optimistic=False, strict=False),
+                writing(write_alias(self._meta.object_class)),
+                db_session(strict=False),
             ):
                 _adopt_bundles(args, kwargs)
                 return method(self, *args, **kwargs)
@@ -74,7 +70,7 @@ def _adopt_bundles(args: tuple, kwargs: dict) -> None:
 
 def adopt(obj: Any) -> Any:
     """``obj`` in the current session: an entity of an ended session is loaded again."""
-    if obj is None or isinstance(obj, (Draft, DjangoValues)) or not hasattr(obj, "_pkval_"):
+    if obj is None or not hasattr(obj, "_pkval_"):
         return obj
     cache = obj._session_cache_
     if cache is not None and cache.is_alive:

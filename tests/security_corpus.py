@@ -264,6 +264,19 @@ def row_counts(models) -> dict[str, int]:
         return dict(zip(tables, cursor.fetchone(), strict=True))
 
 
+def rows_after_failure(before: dict[str, int], models) -> dict[str, int]:
+    """:func:`row_counts` after a failed request inside :func:`in_savepoint`.
+
+    A write the database refused dooms the enclosing atomic block, as Django's own
+    ``save()`` does (with ``ATOMIC_REQUESTS``, the request is rolled back whole): no
+    query can run in it any more, and nothing of the request stays, so the counts are
+    the ones from before.
+    """
+    if transaction.get_rollback():
+        return before
+    return row_counts(models)
+
+
 @dataclass
 class Mismatch:
     request: str

@@ -101,6 +101,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
 
 INSTALLED_APPS = [
     "djony",  # first on purpose: djony must work wherever it sits
+    "tastypie_djony",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -112,6 +113,7 @@ INSTALLED_APPS = [
     "tests.zoo",
     "tests.instances",
     "tests.patterns",
+    "tests.sideeffects",
     "example_project.showcase",
     # Third-party apps whose fields and managers djony must map or leave to Django.
     "taggit",

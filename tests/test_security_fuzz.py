@@ -48,6 +48,7 @@ from tests.security_corpus import (
     api_client,
     error_of,
     in_savepoint,
+    rows_after_failure,
     row_counts,
     status_problem,
 )
@@ -263,7 +264,7 @@ def judge(client, method: str, path: str, body: bytes = b"") -> tuple[int, int, 
         before = row_counts(WRITE_TABLES) if method != "GET" else None
         response = send("v3")
         if before is not None and response.status_code >= 400:
-            after = row_counts(WRITE_TABLES)
+            after = rows_after_failure(before, WRITE_TABLES)
             changed = {t: (before[t], after[t]) for t in before if before[t] != after[t]}
         return response
 

@@ -16,7 +16,7 @@ import re
 import pytest
 from django.db import connection, models
 
-from tastypie_djony.refusals import blocked_delete_message
+from tastypie_djony.write.refusals import blocked_delete_message
 from tests import write_api
 from tests.test_differential_writes import (
     CASES as DIFFERENTIAL_CASES,

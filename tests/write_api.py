@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import datetime
 import uuid
+from collections.abc import Callable
 from decimal import Decimal
 
 from django import forms
@@ -612,9 +613,9 @@ def _seed_rows() -> list[tuple[type[models.Model], list[dict]]]:
     ]
 
 
-def all_tables() -> list[type[models.Model]]:
-    """Every table of the test app: models and auto-created M2M tables."""
-    config = apps.get_app_config("testapp")
+def all_tables(app_label: str = "testapp") -> list[type[models.Model]]:
+    """Every table of a test app: models and auto-created M2M tables."""
+    config = apps.get_app_config(app_label)
     return [
         m
         for m in config.get_models(include_auto_created=True)
@@ -659,14 +660,20 @@ def _local_rows(model, rows):
     return [{k: v for k, v in row.items() if k in own} for row in rows]
 
 
-def reset(next_id: int = FIRST_NEW_ID, seed: bool = True) -> None:
-    """Empty every test table, write the seed rows, put every counter at ``next_id``.
+def reset(
+    next_id: int = FIRST_NEW_ID,
+    seed: bool = True,
+    app_label: str = "testapp",
+    seed_rows: Callable[[], list[tuple[type[models.Model], list[dict]]]] | None = None,
+) -> None:
+    """Empty every table of ``app_label``, write its seed rows, put every counter at ``next_id``.
 
     Runs outside any transaction (the write tests run in autocommit, as a
     server without ATOMIC_REQUESTS does, so partial writes stay visible).
+    ``seed_rows`` gives the seed (default: this module's, for ``testapp``).
     """
     assert not connection.in_atomic_block, "reset() must run in autocommit mode"
-    tables = all_tables()
+    tables = all_tables(app_label)
     qn = connection.ops.quote_name
     vendor = connection.vendor
     with transaction.atomic():
@@ -677,7 +684,7 @@ def reset(next_id: int = FIRST_NEW_ID, seed: bool = True) -> None:
                 for model in tables:
                     cursor.execute(f"DELETE FROM {qn(model._meta.db_table)}")
                 if seed:
-                    for model, rows in _seed_rows():
+                    for model, rows in (seed_rows or _seed_rows)():
                         _raw_insert(model, _local_rows(model, rows))
             finally:
                 if vendor == "mysql":
@@ -715,8 +722,8 @@ def _plain(value):
     return value
 
 
-def snapshot() -> dict[str, list[tuple]]:
-    """Every row of every test table, ordered, as ``{table: [row, ...]}``.
+def snapshot(app_label: str = "testapp") -> dict[str, list[tuple]]:
+    """Every row of every table of ``app_label``, ordered, as ``{table: [row, ...]}``.
 
     Rows are dicts of column (attname) -> Python value.  The ``id`` of an
     auto-created M2M table is left out: which link rows get deleted and
@@ -724,7 +731,7 @@ def snapshot() -> dict[str, list[tuple]]:
     API (ModelResource clears and re-adds, Pony only touches the changes).
     """
     result = {}
-    for model in all_tables():
+    for model in all_tables(app_label):
         columns = [f.attname for f in model._meta.local_concrete_fields]
         if model._meta.auto_created:
             columns = [c for c in columns if c != model._meta.pk.attname]

@@ -82,7 +82,6 @@ def build(base: type) -> list[type]:
             queryset = Pin.objects.all()
             resource_name = "pin"
             authorization = Authorization()
-            writes = "django"  # Model.save() runs (mptt, taggit, sortedm2m need it)
             filtering = {"submitter": ALL_WITH_RELATIONS, "url": ALL}
 
         def dehydrate_tags(self, bundle):
@@ -110,7 +109,6 @@ def build(base: type) -> list[type]:
             queryset = Workout.objects.all()
             resource_name = "workout"
             authorization = OwnedByUser()
-            writes = "django"
             filtering = {"owner": ALL_WITH_RELATIONS, "title": ALL}
             ordering = ["title"]
 
@@ -162,7 +160,6 @@ def build(base: type) -> list[type]:
             queryset = Category.objects.all()
             resource_name = "category"
             authorization = Authorization()
-            writes = "django"  # Model.save() runs (mptt, taggit, sortedm2m need it)
             excludes = ["lft", "rght", "tree_id"]
 
         def dehydrate(self, bundle):
@@ -190,7 +187,6 @@ def build(base: type) -> list[type]:
             queryset = Post.objects.all()
             resource_name = "post"
             authorization = Authorization()
-            writes = "django"  # Model.save() runs (mptt, taggit, sortedm2m need it)
             excludes = ["created", "modified"]
 
         def dehydrate(self, bundle):
@@ -215,7 +211,6 @@ def build(base: type) -> list[type]:
             queryset = Product.objects.all()
             resource_name = "product"
             authorization = Authorization()
-            writes = "django"  # Model.save() runs (mptt, taggit, sortedm2m need it)
 
         def dehydrate_price(self, bundle):
             return str(bundle.obj.price)
@@ -232,7 +227,6 @@ def build(base: type) -> list[type]:
             queryset = Address.objects.all()
             resource_name = "address"
             authorization = Authorization()
-            writes = "django"  # Model.save() runs (mptt, taggit, sortedm2m need it)
             filtering = {"country": ALL}
 
         def dehydrate(self, bundle):

@@ -1,0 +1,345 @@
+"""POST, PUT, PATCH and DELETE for ``DjonyResource``: ModelResource's own writes.
+
+A write does what ``ModelResource``'s write does, side effects included: the
+objects it edits are Django instances (``get_object_list`` hands writes the
+Django ``QuerySet``), Tastypie's ``ModelResource`` code saves and deletes
+them, so the model's ``save()`` and ``delete()`` overrides run, Django sends
+every signal (``pre_save``/``post_save``, ``pre_delete``/``post_delete``,
+``m2m_changed``) in its order with its arguments, and receivers write in the
+same transaction.  Reads stay on Pony.
+
+What DjonyResource adds, only around its own steps:
+
+* each ORM-facing step (a bundle's :meth:`~DjangoWritesMixin.save`, a delete,
+  the replacement of a list by ``PUT``/``PATCH``) runs in ``transaction.atomic()``
+  on the model's write database: a savepoint inside a transaction the project
+  opened (``ATOMIC_REQUESTS``, its own ``atomic()``), a transaction of its own
+  otherwise.  A step that fails leaves nothing of itself; what the project's
+  code wrote before it (a ``hydrate`` hook, an ``obj_create`` override) stays or
+  goes exactly as with ``ModelResource``: DjonyResource opens no transaction
+  around code the project owns.
+* a refusal by the database (unique, not null, a reference, ``PROTECT``) or a
+  value Django's field cannot store is a 400 in model terms
+  (:mod:`tastypie_djony.write.refusals`), where ``ModelResource`` answers 500;
+* a body the parser refuses, a body that is not an object, a to-many value that
+  is not a list, a PATCH key naming a model attribute that is no field: a 400
+  where Tastypie answers 500.
+
+``Meta.writes`` is accepted for projects that set it; writes go through the
+Django model whatever it says (``"django"``, the default; ``"pony"``, the
+0.2 Pony write path, is gone: a system check says so).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from django import db as django_db
+from django.core.exceptions import FieldDoesNotExist, ValidationError
+from django.db import models, transaction
+from tastypie.bundle import Bundle
+from tastypie.exceptions import BadRequest
+
+from djony.instances import is_django_instance
+from djony.registry import write_alias
+from tastypie_djony.bodies import PARSER_ERRORS, unreadable_body
+from tastypie_djony.write.errors import (
+    DJANGO_REFUSED,
+    UNSTORABLE,
+    raised_by_value_conversion,
+)
+from tastypie_djony.write.mode import is_write, writing_objects
+from tastypie_djony.write.refusals import invalid_data_message, refusal_message
+
+
+def as_django_instance(obj: Any, model: type[models.Model]) -> Any:
+    """``obj`` as the Django instance a write saves or deletes.
+
+    Django instances are kept; an object a read handed out (Tastypie's cache,
+    an ``obj_get`` outside a request, an object read before the write) becomes
+    an instance of ``model`` with the values it holds, as its row.
+    """
+    if obj is None or is_django_instance(obj) or not hasattr(obj, "_pkval_"):
+        return obj
+    names = [field.attname for field in model._meta.concrete_fields]
+    return model.from_db(write_alias(model), names, [getattr(obj, name) for name in names])
+
+
+class DjangoWritesMixin:
+    """The write steps of ``DjonyResource``: Tastypie's ``ModelResource`` code, each step atomic.
+
+    Override any of these as you would on ``ModelResource``; call ``super()``
+    to keep the savepoint and the 400 for refusals.
+    """
+
+    _meta: Any
+    fields: dict
+
+    # -- mode ---------------------------------------------------------------
+    def writes_through_django(self, request: Any) -> bool:
+        """Whether this request's objects are Django instances: every write's are."""
+        return is_write(request)
+
+    def write_atomic(self) -> Any:
+        """The ``transaction.atomic()`` each write step runs in (the model's write database)."""
+        return transaction.atomic(using=write_alias(self._meta.object_class))
+
+    def _refused(self, exc: BaseException, action: str = "save") -> BadRequest:
+        """The 400 for a refusal; a transaction the project opened around the step is doomed.
+
+        Django's own ``save()`` and ``delete()`` mark an enclosing ``atomic()`` for
+        rollback when the database refuses them (``ATOMIC_REQUESTS``: ModelResource's
+        request is rolled back whole); the refused step was undone by its savepoint,
+        and the enclosing transaction goes the same way as with ModelResource.
+        """
+        self._doom_enclosing_transaction()
+        return BadRequest(refusal_message(self._meta.object_class, exc, action))
+
+    def _doom_enclosing_transaction(self) -> None:
+        alias = write_alias(self._meta.object_class)
+        if django_db.connections[alias].in_atomic_block:
+            transaction.set_rollback(True, using=alias)
+
+    # -- saving -------------------------------------------------------------
+    def save(self, bundle: Bundle, skip_errors: bool = False) -> Bundle:
+        """``ModelResource.save`` (validation, authorization, related, the object, to-many),
+        atomic; a refusal by the database is a 400."""
+        bundle.obj = as_django_instance(bundle.obj, self._meta.object_class)
+        if hasattr(bundle, "update_fields"):
+            bundle.update_fields = self.columns_to_update(bundle.update_fields)
+        with writing_objects():
+            try:
+                with self.write_atomic():
+                    return super().save(bundle, skip_errors=skip_errors)
+            except DJANGO_REFUSED as exc:
+                raise self._refused(exc) from None
+            except UNSTORABLE as exc:
+                if not raised_by_value_conversion(exc):
+                    raise
+                self._doom_enclosing_transaction()
+                raise BadRequest(invalid_data_message(self._meta.object_class, exc)) from None
+            except ValidationError:  # Tastypie's 400; Django's save() dooms the transaction
+                self._doom_enclosing_transaction()
+                raise
+
+    def full_hydrate(self, bundle: Bundle) -> Bundle:
+        """Tastypie's; in a PUT or PATCH, a body changing an existing object's key is a 400.
+
+        ModelResource sets the body's key on the object the URI names and saves
+        it: the data lands in (or creates) the row of the other key.  Called
+        outside a request, a new key saves another row, as ``Model.save()`` does.
+        """
+        obj = bundle.obj = as_django_instance(bundle.obj, self._meta.object_class)
+        in_detail_request = getattr(bundle.request, "method", None) in ("PUT", "PATCH")
+        existing = isinstance(obj, models.Model) and not obj._state.adding
+        key = obj.pk if existing and in_detail_request else None
+        try:
+            bundle = super().full_hydrate(bundle)
+        except UNSTORABLE as exc:
+            if not raised_by_value_conversion(exc):
+                raise
+            raise BadRequest(invalid_data_message(self._meta.object_class, exc)) from None
+        if key is not None and bundle.obj is obj and _key(obj, obj.pk) != key:
+            model = self._meta.object_class._meta
+            raise BadRequest(
+                f"Could not save {model.object_name}: its {model.pk.name} cannot be changed; "
+                f"the body gives another {model.pk.name} than the object the URI names."
+            )
+        return bundle
+
+    def save_related(self, bundle: Bundle) -> None:
+        """Tastypie's; a related object that is still unsaved afterwards is a 400.
+
+        Django's ``save()`` refuses it with a ``ValueError`` (a 500): a nested
+        object sent without data (``{"country": {}}``) is neither found nor created.
+        """
+        super().save_related(bundle)
+        obj = bundle.obj
+        unsaved = [
+            field.name
+            for field in obj._meta.concrete_fields
+            if field.is_relation
+            and field.is_cached(obj)
+            and getattr(field.get_cached_value(obj), "pk", 0) is None
+        ]
+        if unsaved:
+            raise BadRequest(
+                f"{', '.join(unsaved)}: a nested object without data was neither found nor "
+                "created; send its URI or its fields."
+            )
+
+    def columns_to_update(self, keys: list[str]) -> list[str]:
+        """The ``save(update_fields=...)`` of a PATCH that sent ``keys``.
+
+        Tastypie passes every key the object has; Django refuses names that are no
+        concrete field (a ``ValueError``, a 500).  Kept: the model fields the keys'
+        resource fields write.  A reverse one-to-one is left out: ``save_related``
+        saves the related row, as in a PUT.  Anything else (a ``GenericForeignKey``,
+        a property) is a 400 naming the key: a PATCH cannot tell which columns it sets.
+        """
+        meta = self._meta.object_class._meta
+        columns = []
+        for key in keys:
+            field = self.fields.get(key)
+            attribute = getattr(field, "attribute", None) if field is not None else key
+            try:
+                model_field = meta.get_field(attribute) if isinstance(attribute, str) else None
+            except FieldDoesNotExist:
+                model_field = None
+            if model_field is not None and model_field.concrete:
+                columns.append(model_field.name)
+            elif not (
+                model_field is not None and model_field.one_to_one and model_field.auto_created
+            ):
+                raise BadRequest(
+                    f"{key!r} cannot be changed by a PATCH of {meta.object_name}: it is no "
+                    "column of the model; send the whole object with PUT."
+                )
+        return columns
+
+    def obj_create(self, bundle: Bundle, **kwargs: Any) -> Bundle:
+        with writing_objects():
+            return super().obj_create(bundle, **kwargs)
+
+    def obj_update(self, bundle: Bundle, skip_errors: bool = False, **kwargs: Any) -> Bundle:
+        with writing_objects():
+            return super().obj_update(bundle, skip_errors=skip_errors, **kwargs)
+
+    def hydrate_m2m(self, bundle: Bundle) -> Bundle:
+        """Tastypie's; a to-many value that is not a list is a 400, not a 500."""
+        for name, field in self.fields.items():
+            value = bundle.data.get(name) if field.is_m2m else None
+            # Tastypie iterates the value: a string would be read letter by letter.
+            if isinstance(value, (int, float)) or (isinstance(value, (str, bytes)) and value):
+                raise BadRequest(
+                    f"'{name}' needs a list of URIs or objects, got {type(value).__name__}."
+                )
+        try:
+            return super().hydrate_m2m(bundle)
+        except TypeError as exc:
+            raise BadRequest(f"A to-many field needs a list of URIs or objects: {exc}") from None
+
+    # -- lists replaced whole -------------------------------------------------
+    def put_list(self, request: Any, **kwargs: Any) -> Any:
+        """Tastypie's ``put_list``, atomic: the list is replaced whole or not at all.
+
+        Tastypie deletes the list, then creates each object, and on a failure
+        deletes the ones it created: the rows it deleted first were lost.
+        """
+        with writing_objects(), self.write_atomic():
+            return super().put_list(request, **kwargs)
+
+    def patch_list(self, request: Any, **kwargs: Any) -> Any:
+        """Tastypie's ``patch_list``, atomic: every change of the body is made, or none."""
+        with writing_objects(), self.write_atomic():
+            return super().patch_list(request, **kwargs)
+
+    # -- bodies -------------------------------------------------------------
+    def deserialize(self, request: Any, data: Any, format: str = "application/json") -> Any:
+        """Tastypie's; a body its parser refuses is a 400 with the parser's reason, never a 500.
+
+        Tastypie lets YAML and plist parser errors through (a 500) and answers
+        malformed XML with an empty message.  A PATCH of one object must send an
+        object of fields (Tastypie iterates the body's keys).
+        """
+        try:
+            deserialized = super().deserialize(request, data, format=format)
+        except BadRequest as exc:
+            if exc.args and exc.args[0] or exc.__context__ is None:
+                raise
+            raise BadRequest(unreadable_body(exc.__context__)) from None
+        except (RecursionError, UnicodeError, ValueError, *PARSER_ERRORS) as exc:
+            raise BadRequest(unreadable_body(exc)) from None
+        kinds = getattr(request, "_djony_body_kinds", None)
+        if kinds is not None and not isinstance(deserialized, kinds):
+            raise BadRequest(
+                f"The request body must be an object of fields, got {_kind_of(deserialized)}."
+            )
+        if getattr(request, "_djony_patch_detail", False):
+            self.check_patch_keys(deserialized)
+        return deserialized
+
+    def patch_detail(self, request: Any, **kwargs: Any) -> Any:
+        """Tastypie's; a body key naming a model attribute that is no field is a 400.
+
+        Tastypie saves a body key when ``hasattr(bundle.obj, key)`` and then looks it
+        up among the resource's fields: a method or property of the model that the
+        resource does not expose (``{"asave": 1}``) is a ``KeyError``, a 500.  A key
+        the instance has not (a manager, ``objects``) is ignored, as by Tastypie.
+        """
+        request._djony_body_kinds = (dict,)
+        request._djony_patch_detail = True
+        return super().patch_detail(request, **kwargs)
+
+    def check_patch_keys(self, deserialized: dict) -> None:
+        """Refuse a PATCH key an instance of the model has but the resource has no field for."""
+        model = self._meta.object_class
+        for key in deserialized:
+            if key not in self.fields and instance_attribute(model, key):
+                raise BadRequest(f"{key!r} is not a field of this resource.")
+
+    # -- deleting -----------------------------------------------------------
+    def obj_delete(self, bundle: Bundle, **kwargs: Any) -> None:
+        """``ModelResource.obj_delete``, atomic; a ``PROTECT``/``RESTRICT`` in the way is a 400."""
+        bundle.obj = as_django_instance(bundle.obj, self._meta.object_class)
+        with writing_objects():
+            try:
+                with self.write_atomic():
+                    return super().obj_delete(bundle, **kwargs)
+            except DJANGO_REFUSED as exc:
+                exc.deleted = bundle.obj  # named in the message
+                raise self._refused(exc, "delete") from None
+
+    def obj_delete_list(self, bundle: Bundle, **kwargs: Any) -> None:
+        """``ModelResource.obj_delete_list``, atomic; a blocked delete is a 400."""
+        with writing_objects():
+            try:
+                with self.write_atomic():
+                    return super().obj_delete_list(bundle, **kwargs)
+            except DJANGO_REFUSED as exc:
+                raise self._refused(exc, "delete") from None
+
+    def obj_delete_list_for_update(self, bundle: Bundle, **kwargs: Any) -> None:
+        """``ModelResource.obj_delete_list_for_update`` (a PUT of the list), atomic."""
+        with writing_objects():
+            try:
+                with self.write_atomic():
+                    return super().obj_delete_list_for_update(bundle, **kwargs)
+            except DJANGO_REFUSED as exc:
+                raise self._refused(exc, "delete") from None
+
+    def rollback(self, bundles: list) -> None:
+        for bundle in bundles:
+            bundle.obj = as_django_instance(bundle.obj, self._meta.object_class)
+        with writing_objects():
+            return super().rollback(bundles)
+
+
+def instance_attribute(model: type[models.Model], name: str) -> bool:
+    """Whether a Django instance of ``model`` has ``name`` (managers, ``Model.p``: the class's)."""
+    from django.db.models.manager import ManagerDescriptor
+
+    from djony.descriptor import EntityDescriptor
+
+    static = inspect.getattr_static(model, name, None)
+    if isinstance(static, (ManagerDescriptor, EntityDescriptor)):
+        return False
+    return hasattr(model, name)
+
+
+def _key(obj: models.Model, value: Any) -> Any:
+    """``value`` as the primary key of ``obj``'s model holds it (a body's ``"3"`` is ``3``)."""
+    try:
+        return obj._meta.pk.to_python(value)
+    except ValidationError:
+        return value
+
+
+def _kind_of(value: Any) -> str:
+    """A JSON-ish name for the type of a deserialized body."""
+    if value is None:
+        return "null"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return f"a {type(value).__name__}"

@@ -1,0 +1,98 @@
+"""The side-effects API, built twice: ``/se2/`` on ModelResource, ``/se3/`` on DjonyResource.
+
+The resources are written as projects write them: ``full=True`` related
+resources that nested bodies create, ``always_return_data`` on some, a
+``dehydrate`` hook that calls a model method querying another model with
+``self``, an ``obj_create`` override that writes a row of its own before
+saving, and a hook that writes a row and then refuses the request.
+"""
+
+from __future__ import annotations
+
+from django.urls import include, path
+from tastypie import fields, http
+from tastypie.api import Api
+from tastypie.authorization import Authorization
+from tastypie.exceptions import ImmediateHttpResponse
+from tastypie.resources import ModelResource
+
+from tastypie_djony.resources import DjonyResource
+from tests.sideeffects import models as m
+
+#: api_name -> base class; ``se2`` is the reference.
+APIS = {"se2": ModelResource, "se3": DjonyResource}
+
+
+def build_api(api_name: str, base: type) -> Api:
+    def meta(model, **options):
+        options.setdefault("authorization", Authorization())
+        options.setdefault("queryset", model.objects.all())
+        options.setdefault("resource_name", model._meta.model_name)
+        options.setdefault("filtering", {"id": ("exact", "in"), "name": ("exact",)})
+        return type("Meta", (), options)
+
+    class BloggerResource(base):
+        Meta = meta(m.Blogger, always_return_data=True)
+
+    class KeywordResource(base):
+        Meta = meta(m.Keyword)
+
+    class StoryResource(base):
+        author = fields.ForeignKey(BloggerResource, "author", full=True)
+        tags = fields.ManyToManyField(KeywordResource, "tags", full=True, null=True, blank=True)
+
+        Meta = meta(m.Story, always_return_data=True, excludes=["edited"])
+
+        def dehydrate(self, bundle):
+            bundle.data["others_by_author"] = bundle.obj.others_by_author()
+            bundle.data["is_post"] = isinstance(bundle.obj, m.Story)
+            return bundle
+
+    class FeaturedStoryResource(base):
+        author = fields.ForeignKey(BloggerResource, "author")
+        tags = fields.ManyToManyField(KeywordResource, "tags", null=True, blank=True)
+
+        Meta = meta(m.FeaturedStory, excludes=["edited"])
+
+    class ScribbleResource(base):
+        Meta = meta(m.Memento, filtering={"text": ("exact", "startswith")})
+
+    class EateryResource(base):
+        Meta = meta(m.Eatery, always_return_data=True)
+
+    class AuditedAuthorResource(base):
+        """An ``obj_create`` that writes a row of its own, then saves (which may be refused)."""
+
+        Meta = meta(m.Blogger, resource_name="audited_author")
+
+        def obj_create(self, bundle, **kwargs):
+            m.AuditRecord.objects.create(event="requested", model="author", detail=str(bundle.data))
+            return super().obj_create(bundle, **kwargs)
+
+    class GuardedTagResource(base):
+        """A hydrate hook that writes a row and then refuses the request (401)."""
+
+        Meta = meta(m.Keyword, resource_name="guarded_tag")
+
+        def hydrate(self, bundle):
+            m.AuditRecord.objects.create(event="refused", model="tag", detail=bundle.data["name"])
+            if bundle.data["name"].startswith("x"):
+                raise ImmediateHttpResponse(response=http.HttpUnauthorized())
+            return bundle
+
+    api = Api(api_name=api_name)
+    for resource in (
+        BloggerResource,
+        KeywordResource,
+        StoryResource,
+        FeaturedStoryResource,
+        ScribbleResource,
+        EateryResource,
+        AuditedAuthorResource,
+        GuardedTagResource,
+    ):
+        api.register(resource())
+    return api
+
+
+urlpatterns = [path("", include(build_api(name, base).urls)) for name, base in APIS.items()]
