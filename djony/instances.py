@@ -32,6 +32,9 @@ from __future__ import annotations
 
 import functools
 import types
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from django.db import models
@@ -296,6 +299,7 @@ def entity_methods(model: type[models.Model], behaviour: type) -> dict[str, Any]
         "__eq__": _eq,
         "__hash__": _hash,
         "__reduce__": _reduce,
+        "_save_updated_": _save_updated,
         # Read from ``obj.__class__`` by Django's validation (validate_unique).
         "_default_manager": model._meta.default_manager,
         "_base_manager": model._meta.base_manager,
@@ -324,6 +328,37 @@ class ManagerOnClass:
         if instance is not None:
             raise AttributeError(f"Manager isn't accessible via {owner.__name__} instances")
         return self.manager
+
+
+_assignments_only: ContextVar[bool] = ContextVar("djony_assignments_only", default=False)
+
+
+@contextmanager
+def assignments_not_saved() -> Iterator[None]:
+    """Inside: a changed attribute of a loaded object is never written by Pony.
+
+    As on a Django instance, ``obj.title = "x"`` changes the object, not its row,
+    until something saves it: ``DjonyResource`` runs every request in here (its
+    writes save Django instances), so a hook that edits ``bundle.obj`` to show it
+    differently writes nothing.  Objects created (``Model.p(...)``) or deleted
+    through Pony still are.
+    """
+    token = _assignments_only.set(True)
+    try:
+        yield
+    finally:
+        _assignments_only.reset(token)
+
+
+def _save_updated(self: Any) -> None:
+    """Pony's UPDATE of a changed object, unless assignments are not saved (see above)."""
+    if not _assignments_only.get():
+        PonyEntity._save_updated_(self)
+        return
+    # Saved as far as the session is concerned; the row keeps its values, and so do
+    # Pony's copies of them (a later read of the row is not a conflict).
+    self._status_ = "updated"
+    self._wbits_ = 0
 
 
 def _eq(self: Any, other: Any) -> Any:

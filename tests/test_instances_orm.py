@@ -9,6 +9,7 @@ and a model method that hands ``self`` to another model's manager.
 
 from __future__ import annotations
 
+import json
 import pickle
 from decimal import Decimal
 
@@ -168,3 +169,37 @@ def test_unmapped_column_is_served_through_django() -> None:
         )
     assert bodies[0] == bodies[1]
     assert b"[1.5, 2.5]" in bodies[1][0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_hook_changing_the_object_writes_nothing() -> None:
+    """``bundle.obj.name = ...`` in a read hook changes no row (as on a Django instance)."""
+    from django.test import RequestFactory
+    from tastypie.resources import ModelResource
+
+    from tastypie_djony.resources import DjonyResource
+    from tests.thirdparty.models import Exercise
+
+    bodies = []
+    for base in (ModelResource, DjonyResource):
+        Exercise.objects.all().delete()
+        Exercise.objects.create(name="squat")
+
+        class ShoutingResource(base):
+            class Meta:
+                queryset = Exercise.objects.all()
+                resource_name = "shouting"
+
+            def dehydrate(self, bundle):
+                bundle.obj.name = bundle.obj.name.upper()
+                bundle.data["shown"] = bundle.obj.name
+                return bundle
+
+        # The general path: DJONY_VERIFY_FAST_PATH would render twice in one session,
+        # the second time with the object the first render changed.
+        ShoutingResource._meta.fast_path = False
+        resource = ShoutingResource()
+        response = resource.wrap_view("dispatch_list")(RequestFactory().get("/?format=json"))
+        bodies.append(json.loads(response.content)["objects"][0]["shown"])
+        assert list(Exercise.objects.values_list("name", flat=True)) == ["squat"], base
+    assert bodies == ["SQUAT", "SQUAT"]
