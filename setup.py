@@ -22,6 +22,13 @@ POSTGRES_POOL = ["psycopg[binary,pool]>=3.1.8"]  # Django's OPTIONS["pool"]
 PSYCOPG2 = ["psycopg2-binary>=2.9"]
 MYSQL = ["mysqlclient>=2.2.1"]  # compiled: needs libmysqlclient/libmariadb headers and gcc
 
+
+def requirements(name: str) -> list[str]:
+    """The requirements in ``requirements/<name>.txt`` (the one place their versions are pinned)."""
+    lines = (HERE / "requirements" / f"{name}.txt").read_text().splitlines()
+    return [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
+
+
 setup(
     name="djony",
     version=VERSION,
@@ -31,6 +38,18 @@ setup(
     ),
     long_description=(HERE / "README.md").read_text(encoding="utf-8"),
     long_description_content_type="text/markdown",
+    author="the djony authors",
+    license="BSD-3-Clause",
+    license_files=["LICENSE", "AUTHORS"],
+    url="https://github.com/djony/djony",
+    project_urls={
+        "Homepage": "https://github.com/djony/djony",
+        "Documentation": "https://djony.readthedocs.io",
+        "Source": "https://github.com/djony/djony",
+        "Changelog": "https://djony.readthedocs.io/en/latest/changelog.html",
+        "Issues": "https://github.com/djony/djony/issues",
+    },
+    keywords=["django", "pony", "ponyorm", "tastypie", "rest", "api", "orm"],
     packages=find_packages(include=["djony", "djony.*", "tastypie_djony", "tastypie_djony.*"]),
     include_package_data=True,
     zip_safe=False,
@@ -79,6 +98,10 @@ setup(
         ],
         # Only for ``manage.py compare --plot``.
         "plot": ["matplotlib>=3.7"],
+        # The documentation site (tox -e docs, Read the Docs) and the linter (tox -e lint,
+        # .ci/run): their versions are pinned in requirements/docs.txt and lint.txt.
+        "docs": requirements("docs"),
+        "lint": requirements("lint"),
     },
     classifiers=[
         "Development Status :: 4 - Beta",
@@ -96,6 +119,9 @@ setup(
         "Programming Language :: Python :: 3.12",
         "Programming Language :: Python :: 3.13",
         "Topic :: Database",
+        "Topic :: Database :: Front-Ends",
         "Topic :: Internet :: WWW/HTTP",
+        "Topic :: Internet :: WWW/HTTP :: Dynamic Content",
+        "Topic :: Software Development :: Libraries :: Python Modules",
     ],
 )

@@ -16,11 +16,14 @@ The summary gives, per app and variant, how many tests passed and failed, and
 the tests that pass stock but fail swapped (with the last line of each
 traceback): the list that must be empty or explained.
 
-Get a checkout of the tag the project supports (never commit it)::
+Get a checkout of Tastypie at the tag of the installed version (0.15.1 is the
+one the project supports; ``pip show django-tastypie`` names yours), outside
+this repository::
 
-    # the fetch tool gives the mirror's git directory, then:
-    mkdir /tmp/ys-tastypie
-    git --git-dir=<mirror> archive v0.15.1 | tar -x -C /tmp/ys-tastypie
+    git clone https://github.com/django-tastypie/django-tastypie /tmp/ys-tastypie
+    git -C /tmp/ys-tastypie checkout v0.15.1
+
+(or ``git clone --depth 1 --branch v0.15.1 ...`` for the tag alone).
 
 Tastypie's tests import a few packages of their own (``pip install mock pytz
 defusedxml lxml PyYAML biplist python-dateutil Pillow setuptools``; setuptools

@@ -14,6 +14,7 @@ from django.apps import apps
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DEFAULT_DB_ALIAS, models
 
+import djony
 from djony.registry import entity_for
 
 
@@ -80,6 +81,10 @@ def describe(model: type[models.Model], alias: str) -> list[str]:
 
 class Command(BaseCommand):
     help = "Print the Pony entity djony maps for each model of the given apps or models."
+
+    def get_version(self) -> str:
+        """``--version``: djony's version, not Django's."""
+        return djony.__version__
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(

@@ -27,6 +27,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connections
 from django.test.utils import override_settings
 
+import tastypie_djony
 from tastypie_djony.verify import discovery, generation, report, running
 from tastypie_djony.verify.differences import decode_json
 from tastypie_djony.verify.progress import Progress
@@ -56,6 +57,10 @@ class Command(BaseCommand):
         "the other base class (ModelResource <-> DjonyResource); compare the answers and the "
         "times. Changes no data. Exit status 1 when an answer differs."
     )
+
+    def get_version(self) -> str:
+        """``--version``: tastypie_djony's version, not Django's."""
+        return tastypie_djony.__version__
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--user", metavar="USERNAME", help="send the requests as this user")

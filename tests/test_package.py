@@ -1,0 +1,85 @@
+"""The package as users adopt it: its version, its documentation, its README.
+
+The version is one (djony's, shared by tastypie_djony and the management
+commands' ``--version``) and has a changelog entry; every system check the
+code can emit is documented in ``docs/checks.md``; every documentation page
+is in the index's table of contents; the README keeps the two commands CI
+runs and links into the docs site by absolute URLs (it is the PyPI page).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import pytest
+from django.core.management import load_command_class
+
+import djony
+import tastypie_djony
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_one_version_with_a_changelog_entry():
+    setup_py = (ROOT / "setup.py").read_text()
+    assert "djony/__init__.py" in setup_py  # setup.py reads the version from there
+    assert re.fullmatch(r"\d+\.\d+\.\d+", djony.__version__)
+    assert tastypie_djony.__version__ == djony.__version__
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert re.search(rf"^## \[?{re.escape(djony.__version__)}\]? - ", changelog, re.M)
+
+
+@pytest.mark.parametrize(
+    "app, command", [("djony", "djony_mapping"), ("tastypie_djony", "djony_verify")]
+)
+def test_commands_print_the_package_version(app, command):
+    parser = load_command_class(app, command).create_parser("manage.py", command)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        parser.parse_args(["--version"])
+    assert out.getvalue().strip() == djony.__version__
+
+
+def test_every_system_check_is_documented():
+    sources = [*(ROOT / "djony").rglob("*.py"), *(ROOT / "tastypie_djony").rglob("*.py")]
+    ids = {
+        found
+        for path in sources
+        for found in re.findall(r"\b((?:djony|tastypie_djony)\.[EW]\d{3})\b", path.read_text())
+    }
+    assert {"djony.E002", "djony.W001", "tastypie_djony.W001"} <= ids
+    headings = set(re.findall(r"^## `([^`]+)`", (DOCS / "checks.md").read_text(), re.M))
+    assert ids <= headings, f"not in docs/checks.md: {sorted(ids - headings)}"
+
+
+def test_every_page_is_in_the_index():
+    index = (DOCS / "index.md").read_text()
+    toctree = set()
+    for block in re.findall(r"```\{toctree\}\n(.*?)```", index, re.S):
+        toctree |= {line.strip() for line in block.splitlines() if line and line[0] != ":"}
+    pages = {path.stem for path in DOCS.glob("*.md")} - {"index"}
+    assert pages - toctree == set(), "pages no table of contents lists"
+    assert toctree - pages == set(), "toctree entries without a page"
+
+
+def test_readme_is_a_pypi_page():
+    commands = [
+        "python3 -m venv .venv && .venv/bin/pip install -e '.[example]' && "
+        ".venv/bin/python example_project/manage.py compare",
+        "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest",
+    ]
+    for command in commands:
+        assert command in README
+    targets = re.findall(r"\]\(([^)]+)\)", README)
+    assert targets, "no links"
+    relative = [t for t in targets if not re.match(r"https://", t)]
+    assert relative == [], "relative links are broken on PyPI"
+    for target in targets:
+        if target.startswith("https://djony.readthedocs.io/en/latest/"):
+            page = target.removeprefix("https://djony.readthedocs.io/en/latest/").split("#")[0]
+            assert (DOCS / page.replace(".html", ".md")).is_file(), target
