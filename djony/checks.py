@@ -34,8 +34,7 @@ def served_by_django(model: Any, name: str, reason: str) -> checks.CheckMessage:
         else "query it through Django"
     )
     return checks.Info(
-        f"{model._meta.label}.{name} is not mapped by djony: "
-        f"{reason.removeprefix(DJANGO_SERVED)}.",
+        f"{model._meta.label}.{name} is not mapped by djony: {reason.removeprefix(DJANGO_SERVED)}.",
         hint=f"Nothing to change for DjonyResource or code reading obj.{name}; in Pony "
         f"queries, {where}.",
         obj=field,

@@ -32,7 +32,6 @@ from pony.orm import Optional, PrimaryKey
 from djony import attributes, deletion, fieldvalues, instances, managers
 from djony.types import DEFAULT_DATA_TYPES, ColumnType, column_type, data_types
 
-
 #: The start of an :attr:`EntityInfo.unmapped` reason for a field Django serves.
 DJANGO_SERVED = "served by Django: "
 

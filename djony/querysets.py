@@ -39,7 +39,6 @@ from pony.orm.core import local as pony_local
 
 from djony import instances
 
-
 #: Selected column names -> ``(OneValueQuery, params)``: a list's ``values_list(*names)``
 #: compiled before (see :mod:`djony.compiled`), or ``None`` to compile it now.
 Kept = Callable[[list[str]], "tuple[Any, tuple] | None"]

@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import models
+from tastypie.contrib.contenttypes.fields import GenericForeignKeyField
 
 from djony.instances import is_django_instance
-from tastypie.contrib.contenttypes.fields import GenericForeignKeyField
 
 
 def model_of(obj: Any) -> type[models.Model] | None:

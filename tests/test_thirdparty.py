@@ -54,23 +54,48 @@ def run(api: str, requests: list[tuple], user: str | None) -> list:
             content = json.loads(text) if text else None
         except ValueError:
             content = text
-        out.append({"request": f"{method} {path}", "status": response.status_code,
-                    "body": content, "tables": testing.snapshot()})
+        out.append(
+            {
+                "request": f"{method} {path}",
+                "status": response.status_code,
+                "body": content,
+                "tables": testing.snapshot(),
+            }
+        )
     return out
 
 
 READS = [
-    "user/", "user/901/",
-    "pin/", "pin/1/", "pin/?submitter__username=ann", "pin/set/1;3/",
-    "workout/", "workout/1/", "workout/?order_by=title", "workout/?owner__username=ben",
-    "category/", "category/2/", "category/?limit=2&offset=1",
-    "project/", "project/2/",
-    "post/", "post/1/",
-    "place/", "place/2/",
-    "product/", "product/2/",
-    "address/", "address/?country=NZ", "address/1/",
+    "user/",
+    "user/901/",
+    "pin/",
+    "pin/1/",
+    "pin/?submitter__username=ann",
+    "pin/set/1;3/",
+    "workout/",
+    "workout/1/",
+    "workout/?order_by=title",
+    "workout/?owner__username=ben",
+    "category/",
+    "category/2/",
+    "category/?limit=2&offset=1",
+    "project/",
+    "project/2/",
+    "post/",
+    "post/1/",
+    "place/",
+    "place/2/",
+    "product/",
+    "product/2/",
+    "address/",
+    "address/?country=NZ",
+    "address/1/",
     "exercise/",
-    "tag/", "tagged/", "tagged/1/", "routine/", "routine/1/",
+    "tag/",
+    "tagged/",
+    "tagged/1/",
+    "routine/",
+    "routine/1/",
 ]
 
 
@@ -89,8 +114,15 @@ WRITES = {
         ("get", "pin/4/"),
     ],
     "workout": [
-        ("post", "workout/", {"owner": "/API/user/901/", "title": "pull",
-                              "exercises": ["/API/exercise/3/", "/API/exercise/1/"]}),
+        (
+            "post",
+            "workout/",
+            {
+                "owner": "/API/user/901/",
+                "title": "pull",
+                "exercises": ["/API/exercise/3/", "/API/exercise/1/"],
+            },
+        ),
         ("get", "workout/4/"),
         ("patch", "workout/1/", {"exercises": ["/API/exercise/2/", "/API/exercise/1/"]}),
         ("get", "workout/1/"),

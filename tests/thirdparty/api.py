@@ -11,13 +11,12 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.db.models import Q
 from django.forms.models import model_to_dict
+from taggit.models import Tag
 from tastypie import fields
 from tastypie.api import Api
 from tastypie.authorization import Authorization
 from tastypie.constants import ALL, ALL_WITH_RELATIONS
 from tastypie.resources import ModelResource
-
-from taggit.models import Tag
 
 from tastypie_djony.resources import DjonyResource
 from tests.thirdparty.models import (

@@ -32,7 +32,8 @@ def tables() -> list:
 def reset() -> None:
     assert not connection.in_atomic_block, "reset() must run in autocommit mode"
     names = [m._meta.db_table for m in tables()]
-    connection.ops.execute_sql_flush(connection.ops.sql_flush(no_style(), names, reset_sequences=True))
+    flush = connection.ops.sql_flush(no_style(), names, reset_sequences=True)
+    connection.ops.execute_sql_flush(flush)
     seed()
 
 
