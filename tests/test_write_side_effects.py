@@ -68,7 +68,7 @@ def seed():
             ],
         ),
         (m.Spot, [{"id": 1, "name": "Luigi"}]),
-        (m.Eatery, [{"place_ptr_id": 1, "serves_pizza": True}]),
+        (m.Eatery, [{"spot_ptr_id": 1, "serves_pizza": True}]),
     ]
 
 

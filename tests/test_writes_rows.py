@@ -225,20 +225,35 @@ KNOWN_BUGS = {
     "post_hook_sets_raw_key_deferred_violation": Bug(
         "a foreign key the database refuses (at commit where it is deferred): IntegrityError"
     ),
+    # MariaDB checks a foreign key at once: the nested row Tastypie saves first names a
+    # row not written yet, in a transaction too; DjonyResource's step is refused whole.
+    "post_bookanddetail_nested_new_own_key": Bug(
+        "a new reverse one-to-one saved before its owner: IntegrityError", backends=("mysql",)
+    ),
+    "put_list_bookanddetail_nested_new_own_keys": Bug(
+        "a new reverse one-to-one saved before its owner: IntegrityError",
+        backends=("mysql",),
+        partial=True,
+    ),
 }
+
+#: Backends that check a foreign key at the end of the transaction (Django's default).
+DEFERRED_KEYS = ("sqlite", "postgresql")
 
 INTENDED = {
     # ModelResource saves the nested row first when the object has a key (its
     # own, or one the client chose): outside a transaction the database refuses
     # the reference to a row not written yet (a 500; a PUT list has deleted the
     # old rows by then).  In a transaction (Tastypie's own tests, ATOMIC_REQUESTS)
-    # the check waits for the commit and both are saved, as DjonyResource does.
+    # the check waits for the commit and both are saved, as in DjonyResource's write
+    # step (a transaction of its own) where the database defers the check.
     "post_bookanddetail_nested_new_own_key": Intended(
         "a new object with its own key and a new reverse one-to-one, outside a transaction",
         500,
         201,
         same_tables=False,
         v3_rows='"summary": "Fresh."',
+        backends=DEFERRED_KEYS,
     ),
     "put_list_bookanddetail_nested_new_own_keys": Intended(
         "PUT list of objects with keys and new reverse one-to-ones, outside a transaction",
@@ -246,6 +261,7 @@ INTENDED = {
         204,
         same_tables=False,
         v3_rows='"summary": "b"',
+        backends=DEFERRED_KEYS,
     ),
     "patch_bookanddetail_nested_existing": Intended(
         "a PATCH naming a reverse one-to-one: ModelResource passes it in save(update_fields=...),"

@@ -26,13 +26,16 @@ What DjonyResource adds, only around its own steps:
   where Tastypie answers 500.
 
 ``Meta.writes`` is accepted for projects that set it; writes go through the
-Django model whatever it says (``"django"``, the default; ``"pony"``, the
-0.2 Pony write path, is gone: a system check says so).
+Django model whatever it says (``"django"``, the default; ``"pony"``: the Pony
+write path of earlier drafts is gone, and system check ``tastypie_djony.W002``
+says so).
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+from collections.abc import Iterator
 from typing import Any
 
 from django import db as django_db
@@ -101,27 +104,41 @@ class DjangoWritesMixin:
         if django_db.connections[alias].in_atomic_block:
             transaction.set_rollback(True, using=alias)
 
-    # -- saving -------------------------------------------------------------
-    def save(self, bundle: Bundle, skip_errors: bool = False) -> Bundle:
-        """``ModelResource.save`` (validation, authorization, related, the object, to-many),
-        atomic; a refusal by the database is a 400."""
-        bundle.obj = as_django_instance(bundle.obj, self._meta.object_class)
-        if hasattr(bundle, "update_fields"):
-            bundle.update_fields = self.columns_to_update(bundle.update_fields)
+    @contextlib.contextmanager
+    def write_step(self, action: str = "save", deleting: Bundle | None = None) -> Iterator[None]:
+        """One write step: Django instances, ``transaction.atomic()``, the client's errors a 400.
+
+        A refusal by the database names the model (and the object ``deleting`` deletes); a
+        value a field cannot convert is "Invalid data"; Django's ``ValidationError``
+        stays Tastypie's 400.  Each dooms a transaction the project opened around the
+        step, as Django's own ``save()`` does.
+        """
         with writing_objects():
             try:
                 with self.write_atomic():
-                    return super().save(bundle, skip_errors=skip_errors)
+                    yield
             except DJANGO_REFUSED as exc:
-                raise self._refused(exc) from None
+                if deleting is not None:
+                    exc.deleted = deleting.obj  # named in the message
+                raise self._refused(exc, action) from None
             except UNSTORABLE as exc:
                 if not raised_by_value_conversion(exc):
                     raise
                 self._doom_enclosing_transaction()
                 raise BadRequest(invalid_data_message(self._meta.object_class, exc)) from None
-            except ValidationError:  # Tastypie's 400; Django's save() dooms the transaction
+            except ValidationError:  # Tastypie's 400
                 self._doom_enclosing_transaction()
                 raise
+
+    # -- saving -------------------------------------------------------------
+    def save(self, bundle: Bundle, skip_errors: bool = False) -> Bundle:
+        """``ModelResource.save`` (validation, authorization, related, the object, to-many),
+        one write step."""
+        bundle.obj = as_django_instance(bundle.obj, self._meta.object_class)
+        if hasattr(bundle, "update_fields"):
+            bundle.update_fields = self.columns_to_update(bundle.update_fields)
+        with self.write_step():
+            return super().save(bundle, skip_errors=skip_errors)
 
     def full_hydrate(self, bundle: Bundle) -> Bundle:
         """Tastypie's; in a PUT or PATCH, a body changing an existing object's key is a 400.
@@ -227,12 +244,12 @@ class DjangoWritesMixin:
         Tastypie deletes the list, then creates each object, and on a failure
         deletes the ones it created: the rows it deleted first were lost.
         """
-        with writing_objects(), self.write_atomic():
+        with self.write_step():
             return super().put_list(request, **kwargs)
 
     def patch_list(self, request: Any, **kwargs: Any) -> Any:
         """Tastypie's ``patch_list``, atomic: every change of the body is made, or none."""
-        with writing_objects(), self.write_atomic():
+        with self.write_step():
             return super().patch_list(request, **kwargs)
 
     # -- bodies -------------------------------------------------------------
@@ -281,33 +298,20 @@ class DjangoWritesMixin:
 
     # -- deleting -----------------------------------------------------------
     def obj_delete(self, bundle: Bundle, **kwargs: Any) -> None:
-        """``ModelResource.obj_delete``, atomic; a ``PROTECT``/``RESTRICT`` in the way is a 400."""
+        """``ModelResource.obj_delete``, one write step; a ``PROTECT``/``RESTRICT`` is a 400."""
         bundle.obj = as_django_instance(bundle.obj, self._meta.object_class)
-        with writing_objects():
-            try:
-                with self.write_atomic():
-                    return super().obj_delete(bundle, **kwargs)
-            except DJANGO_REFUSED as exc:
-                exc.deleted = bundle.obj  # named in the message
-                raise self._refused(exc, "delete") from None
+        with self.write_step("delete", deleting=bundle):
+            return super().obj_delete(bundle, **kwargs)
 
     def obj_delete_list(self, bundle: Bundle, **kwargs: Any) -> None:
-        """``ModelResource.obj_delete_list``, atomic; a blocked delete is a 400."""
-        with writing_objects():
-            try:
-                with self.write_atomic():
-                    return super().obj_delete_list(bundle, **kwargs)
-            except DJANGO_REFUSED as exc:
-                raise self._refused(exc, "delete") from None
+        """``ModelResource.obj_delete_list``, one write step; a blocked delete is a 400."""
+        with self.write_step("delete"):
+            return super().obj_delete_list(bundle, **kwargs)
 
     def obj_delete_list_for_update(self, bundle: Bundle, **kwargs: Any) -> None:
-        """``ModelResource.obj_delete_list_for_update`` (a PUT of the list), atomic."""
-        with writing_objects():
-            try:
-                with self.write_atomic():
-                    return super().obj_delete_list_for_update(bundle, **kwargs)
-            except DJANGO_REFUSED as exc:
-                raise self._refused(exc, "delete") from None
+        """``ModelResource.obj_delete_list_for_update`` (a PUT of the list), one write step."""
+        with self.write_step("delete"):
+            return super().obj_delete_list_for_update(bundle, **kwargs)
 
     def rollback(self, bundles: list) -> None:
         for bundle in bundles:

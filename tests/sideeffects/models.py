@@ -89,6 +89,12 @@ class Memento(models.Model):
     text = models.CharField(max_length=100)
     hidden = models.BooleanField(default=False)
 
+    class Meta:
+        # Without an order PostgreSQL lists an updated row last for ModelResource's SQL
+        # and DjonyResource lists by key (an unordered list: see the closing note of
+        # issue 19); this suite is about writes.
+        ordering = ["id"]
+
     def delete(self, using=None, keep_parents=False):
         self.hidden = True
         self.save(update_fields=["hidden"])
