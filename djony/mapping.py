@@ -333,7 +333,7 @@ class _Declarer:
 
         Not a Pony relation: ``obj.<name>`` on objects is the field's own Django
         manager (its queries, ordering and filters), and resources read it through
-        that manager, as ModelResource does (system check ``djony.W006``).
+        that manager, as ModelResource does (system check ``djony.I001``).
         """
         cls = type(field)
         self.bodies[model][field.name] = managers.django_manager_property(field.name)
