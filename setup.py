@@ -82,6 +82,15 @@ setup(
             "biplist>=1.0.3",
             # The test settings install rest_framework and the example's app.
             "djangorestframework>=3.14",
+            # Third-party fields and managers (tests/thirdparty), in releases that
+            # install on Django 5.2, 6.0 and 6.1.
+            "django-taggit>=6.0,<7",
+            "django-sortedm2m>=4.0,<5",
+            "django-mptt>=0.16,<0.21",
+            "django-polymorphic>=4.0,<5",
+            "django-model-utils>=5.0,<6",
+            "django-money>=3.5,<4",
+            "django-countries>=7.6,<10",
         ],
         "example": [
             "djangorestframework>=3.14",

@@ -72,12 +72,42 @@ def constructor(
 
 
 def unmapped_property(model: type[models.Model], field: models.Field, reason: str) -> property:
+    """A field djony cannot map: read through Django (a column), never written through Pony.
+
+    Reading a column (``ArrayField``, a custom field of an unknown type) gives what
+    Django reads, ``from_db_value`` applied, for every object of the page in one query
+    (:func:`django_column`); a relation to a model without an entity, and any
+    assignment, raise ``NotImplementedError`` with the reason.
+    """
+
     def fail(self: Any, *args: Any) -> Any:
         raise NotImplementedError(
             f"{model._meta.label}.{field.name} is not mapped by djony: {reason}."
         )
 
-    return property(fail, fail)
+    if field.is_relation or not field.concrete:
+        return property(fail, fail)
+    return property(lambda self: django_column(self, field), fail)
+
+
+def django_column(obj: Any, field: models.Field) -> Any:
+    """``field``'s value of ``obj``'s row as Django reads it, loaded for the object's page."""
+    if obj.pk is None or obj._status_ in ("created", "cancelled"):
+        return field.get_default()
+    page = obj._djony_page
+    cache = managers.page_cache(obj) if page is not None else None
+    values = cache.get((page, field.attname)) if cache is not None else None
+    if values is None:
+        objects = page.objects if cache is not None else [obj]
+        rows = (
+            field.model._base_manager.db_manager(registry_alias(obj))
+            .filter(pk__in=[item.pk for item in objects])
+            .values_list("pk", field.attname)
+        )
+        values = dict(rows)
+        if cache is not None:
+            cache[(page, field.attname)] = values
+    return values.get(obj.pk)
 
 
 def to_field_property(attname: str, target: str, target_field: str) -> property:
@@ -124,8 +154,7 @@ class _AcceptsDjangoInstances:
     __slots__ = ()
 
     def validate(self, val: Any, obj: Any = None, entity: Any = None, from_db: bool = False) -> Any:
-        if isinstance(val, models.Model):
-            val = managers.as_entity(val, self.py_type)
+        val = managers.as_entity(val, self.py_type)
         return super().validate(val, obj, entity, from_db)
 
 
@@ -144,10 +173,56 @@ class RelatedSet(Set):
 
     def validate(self, val: Any, obj: Any = None, entity: Any = None, from_db: bool = False) -> Any:
         if isinstance(val, models.Model):
-            val = managers.as_entity(val, self.py_type)
+            val = managers.as_entity(val, self.py_type)  # an entity object stays as it is
         elif isinstance(val, (list, tuple, set, frozenset)):
             val = [managers.as_entity(item, self.py_type) for item in val]
         return super().validate(val, obj, entity, from_db)
+
+
+def serve_descriptors(entity: Any, model: type[models.Model]) -> None:
+    """``obj.<name>`` as the model's own descriptor gives it, for fields of third-party classes.
+
+    django-countries' ``CountryField`` reads as a ``Country``, django-money's
+    ``MoneyField`` as ``Money`` (its amount and currency columns together): the Pony
+    attribute keeps the column (queries, rows), and the object's attribute is the
+    model's descriptor run on a Django instance of the object's columns.
+    """
+    for field in model._meta.local_concrete_fields:
+        value = model.__dict__.get(field.name)
+        if field.is_relation or value is None or field.name not in entity._adict_:
+            continue
+        if type(value).__module__.startswith("django.") or not hasattr(value, "__get__"):
+            continue
+        setattr(entity, field.name, django_descriptor_property(entity, model, field.name))
+
+
+def django_descriptor_property(entity: Any, model: type[models.Model], name: str) -> property:
+    columns = [
+        (field.attname, entity._adict_[field.attname])
+        for field in model._meta.local_concrete_fields
+        if not field.is_relation and field.attname in entity._adict_
+    ]
+    pk = model._meta.pk
+
+    others = [(attname, attr) for attname, attr in columns if attname != pk.attname]
+    attnames = [pk.attname] + [attname for attname, _ in others]
+
+    def instance(self: Any) -> models.Model:
+        values = [self.pk] + [attr.__get__(self) for _, attr in others]
+        return model.from_db(registry_alias(self), attnames, values)
+
+    def get(self: Any) -> Any:
+        return getattr(instance(self), name)
+
+    def set_(self: Any, value: Any) -> None:
+        django = instance(self)
+        setattr(django, name, value)
+        for attname, attr in others:
+            new = django.__dict__.get(attname)
+            if new != attr.__get__(self):
+                attr.__set__(self, new)
+
+    return property(get, set_, doc=f"{name} as the model's descriptor gives it")
 
 
 def attname_property(name: str) -> property:

@@ -8,6 +8,8 @@ the model has its own ``p`` attribute, so ``Model.p`` is not djony's entity.
 or settings), found at startup rather than as a 500 on every request;
 ``djony.W004``: djony has no backend for a database's vendor.
 ``djony.W005``: the model has a ``CompositePrimaryKey``; it has no entity (the rest are mapped).
+``djony.I001``: a to-many field of a class djony does not know (taggit's
+``TaggableManager``) is served through its own Django manager.
 """
 
 from __future__ import annotations
@@ -19,7 +21,25 @@ from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
 
-from djony.mapping import declare_entities, has_composite_key, mapped_models
+from djony.mapping import DJANGO_SERVED, declare_entities, has_composite_key, mapped_models
+
+
+def served_by_django(model: Any, name: str, reason: str) -> checks.CheckMessage:
+    """``djony.I001``: a to-many field of a third-party class, served through its own manager."""
+    field = model._meta.get_field(name)
+    through = getattr(field.remote_field, "through", None)
+    where = (
+        f"query its through model {through._meta.label} (its entity) instead"
+        if isinstance(through, type) and hasattr(through, "_meta")
+        else "query it through Django"
+    )
+    return checks.Info(
+        f"{model._meta.label}.{name} is not mapped by djony: {reason.removeprefix(DJANGO_SERVED)}.",
+        hint=f"Nothing to change for DjonyResource or code reading obj.{name}; in Pony "
+        f"queries, {where}.",
+        obj=field,
+        id="djony.I001",
+    )
 
 
 def check_mapping(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
@@ -63,6 +83,9 @@ def check_mapping(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMe
     for model in mapped_models(list(models)):
         info = entities[model]._djony_info_
         for name, reason in info.unmapped.items():
+            if reason.startswith(DJANGO_SERVED):
+                messages.append(served_by_django(model, name, reason))
+                continue
             partial = reason.startswith(("to_field=", "through="))
             how = "partly mapped" if partial else "not mapped"
             messages.append(

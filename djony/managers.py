@@ -29,11 +29,12 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import Q, prefetch_related_objects
 from pony.orm import db_session
 from pony.orm.core import DatabaseSessionIsOver, SetInstance
 from pony.orm.core import Entity as PonyEntity
 
+from djony import instances
 from djony.querysets import PonyQuerySet
 
 
@@ -76,14 +77,60 @@ def _key_fields(model: type[models.Model]) -> list[models.Field]:
 
 
 def django_manager(owner: Any, accessor: str) -> Any:
-    """Django's related manager ``accessor`` for ``owner``'s stand-in instance."""
-    descriptor = getattr(owner._meta.model, accessor)
-    return descriptor.__get__(owner_stub(owner), owner._meta.model)
+    """Django's related manager ``accessor`` for ``owner``'s stand-in instance.
+
+    The class attribute is read without calling it: Django's is a descriptor, a
+    third-party field may be one whose class access already returns a manager
+    (taggit's ``TaggableManager``).
+    """
+    model = owner._meta.model
+    return class_attribute(model, accessor).__get__(owner_stub(owner), model)
+
+
+def class_attribute(model: type, name: str) -> Any:
+    """``name`` as stored on ``model`` or its first base that has it (no descriptor call)."""
+    for klass in model.__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name]
+    raise AttributeError(f"{model.__name__} has no attribute {name!r}")
+
+
+def django_manager_property(accessor: str) -> property:
+    """``obj.<accessor>`` as the Django manager of a field djony does not map (taggit's tags).
+
+    Its queries are the field's own, on Django's ORM: the objects it returns are
+    Django instances, as ModelResource's.  For an object loaded with a page, the
+    first access prefetches the relation for the whole page (Django's own
+    ``prefetch_related_objects`` on the page's stand-ins), so ``all()``, ``count()``
+    and iteration cost one query per page, not one per object.
+    """
+
+    def get(self: Any) -> Any:
+        model = self._meta.model
+        stub = _page_stub(self, accessor)
+        if stub is None:
+            return django_manager(self, accessor)
+        return class_attribute(model, accessor).__get__(stub, model)
+
+    return property(get, doc=f"Django's manager {accessor}")
+
+
+def _page_stub(owner: Any, accessor: str) -> models.Model | None:
+    """``owner``'s stand-in with ``accessor`` prefetched for its whole page, or ``None``."""
+    page = owner._djony_page
+    cache = _page_caches(owner) if page is not None else None
+    if cache is None:
+        return None
+    stubs = cache.get((page, accessor))
+    if stubs is None:
+        stubs = cache[(page, accessor)] = {obj.pk: owner_stub(obj) for obj in page.objects}
+        prefetch_related_objects(list(stubs.values()), accessor)
+    return stubs.get(owner.pk)
 
 
 def as_entity(value: Any, entity: Any) -> Any:
     """``value`` as an object of ``entity``: entity objects as they are, Django instances by key."""
-    if isinstance(value, models.Model):
+    if instances.is_django_instance(value):
         return entity._get_by_raw_pkval_((value.pk,), from_db=False)
     return value
 
@@ -231,6 +278,11 @@ def page_related(owner: Any, accessor: str, manager: Any) -> list[Any] | None:
         loaded = cache[(page, accessor)] = (owner_key, by_owner)
     owner_key, by_owner = loaded
     return list(by_owner.get(owner_key(manager.instance), []))
+
+
+def page_cache(owner: Any) -> dict | None:
+    """What is kept for ``owner``'s pages in its Pony session (dropped after a write), if alive."""
+    return _page_caches(owner)
 
 
 def _page_caches(owner: Any) -> dict | None:

@@ -32,6 +32,9 @@ from pony.orm import Optional, PrimaryKey
 from djony import attributes, deletion, fieldvalues, instances, managers
 from djony.types import DEFAULT_DATA_TYPES, ColumnType, column_type, data_types
 
+#: The start of an :attr:`EntityInfo.unmapped` reason for a field Django serves.
+DJANGO_SERVED = "served by Django: "
+
 
 @dataclass
 class EntityInfo:
@@ -140,7 +143,9 @@ class _Declarer:
             behaviour = instances.behaviour_base(model, set(body) | _django_names(model))
             body.update(instances.entity_methods(model, behaviour))
             body["_get_set_wrapper_subclass_"] = classmethod(managers.set_wrapper_class)
-            entities[model] = type(self.names[model], (self.database.Entity, behaviour), body)
+            entity = type(self.names[model], (self.database.Entity, behaviour), body)
+            attributes.serve_descriptors(entity, model)
+            entities[model] = entity
         return entities
 
     def declare_instance_attributes(self, model: type[models.Model]) -> None:
@@ -288,11 +293,18 @@ class _Declarer:
     def declare_many_to_many(
         self, model: type[models.Model], field: models.ManyToManyField
     ) -> None:
+        if not isinstance(field, models.ManyToManyField):
+            self.served_by_django(model, field, "is not a ManyToManyField")
+            return
         target = self.target(field)
         if target is None:
             self.unmapped(model, field, "its target model has no entity")
             return
         through = field.remote_field.through
+        if through._meta.auto_created and len(through._meta.local_concrete_fields) > 3:
+            # django-sortedm2m: a column of its own (the order) that Pony's Set cannot fill.
+            self.served_by_django(model, field, "has an intermediate table with more columns")
+            return
         if not through._meta.auto_created:
             self.declare_through(model, field, target)
             return
@@ -315,6 +327,21 @@ class _Declarer:
             self.names[model], reverse=field.name, table=table, column=field.m2m_column_name()
         )
         self.infos[model].paths[field.name] = (field.name,)
+
+    def served_by_django(self, model: type[models.Model], field: models.Field, why: str) -> None:
+        """A to-many field of a third-party class (taggit's ``TaggableManager``, sortedm2m).
+
+        Not a Pony relation: ``obj.<name>`` on objects is the field's own Django
+        manager (its queries, ordering and filters), and resources read it through
+        that manager, as ModelResource does (system check ``djony.I001``).
+        """
+        cls = type(field)
+        self.bodies[model][field.name] = managers.django_manager_property(field.name)
+        self.infos[model].unmapped[field.name] = (
+            f"{DJANGO_SERVED}its class {cls.__module__}.{cls.__qualname__} {why}: "
+            "objects and resources read it through its own Django manager; it is not an "
+            "attribute in Pony queries"
+        )
 
     def declare_through(
         self, model: type[models.Model], field: models.ManyToManyField, target: type[models.Model]
@@ -392,4 +419,5 @@ def declare_entities(
     database: Any, model_list: list[type[models.Model]]
 ) -> dict[type[models.Model], Any]:
     """Declare one entity per concrete model in ``database``; returns model -> entity."""
+    instances.install_instance_check()
     return _Declarer(database, model_list).declare()

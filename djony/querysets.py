@@ -39,7 +39,6 @@ from pony.orm.core import local as pony_local
 
 from djony import instances
 
-
 #: Selected column names -> ``(OneValueQuery, params)``: a list's ``values_list(*names)``
 #: compiled before (see :mod:`djony.compiled`), or ``None`` to compile it now.
 Kept = Callable[[list[str]], "tuple[Any, tuple] | None"]
@@ -81,6 +80,13 @@ class PonyQuerySet:
     @property
     def ordered(self) -> bool:
         return self.queryset.ordered
+
+    @property
+    def totally_ordered(self) -> bool:
+        return self.queryset.totally_ordered
+
+    #: Nothing is prefetched by lookups (Django's serializers read it).
+    _prefetch_related_lookups = ()
 
     @property
     def entity(self) -> Any:
@@ -438,7 +444,7 @@ class PonyQuerySet:
         """
         if self._result is not None or self.prefetched is not None:
             raise ValueError("rows_and_objects() needs an unevaluated object list")
-        if self.queryset._iterable_class is not ModelIterable:
+        if not issubclass(self.queryset._iterable_class, ModelIterable):
             raise ValueError("rows_and_objects() needs a list of objects")
         if self.queryset.query.is_empty():
             return [], self._adopt_objects(list)
@@ -511,7 +517,7 @@ class PonyQuerySet:
             self._result = self.prefetched()
         if self._result is None:
             iterable = self.queryset._iterable_class
-            if iterable is ModelIterable:
+            if issubclass(iterable, ModelIterable):  # model-utils, polymorphic: subclasses
                 self._result = self._in_session(self._load, then=load_to_one)
                 self._after_load()
             else:

@@ -16,10 +16,12 @@ from typing import Any
 from django.db import models
 from tastypie.contrib.contenttypes.fields import GenericForeignKeyField
 
+from djony.instances import is_django_instance
+
 
 def model_of(obj: Any) -> type[models.Model] | None:
     """The Django model ``obj`` is a row of: its class, or an entity object's ``_meta.model``."""
-    if isinstance(obj, models.Model):
+    if is_django_instance(obj):
         return type(obj)
     meta = getattr(type(obj), "_meta", None)
     return meta.model if meta is not None else None

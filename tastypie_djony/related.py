@@ -19,9 +19,11 @@ from django.contrib.contenttypes.fields import GenericRelation
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
+from django.db.models.query import get_prefetcher
 
 from djony.compiled import KeptQueries, NotKeptForValue, OneValueQuery, plain_manager
-from djony.registry import entity_for
+from djony.managers import class_attribute
+from djony.registry import entity_for, pin_reads
 
 
 def relation_field(model: type[models.Model], attribute: Any) -> Any:
@@ -48,17 +50,37 @@ def relation_field(model: type[models.Model], attribute: Any) -> Any:
 
 def model_of(obj: Any) -> type[models.Model] | None:
     """The Django model of a Django instance or a djony entity instance."""
-    if isinstance(obj, models.Model):
-        return type(obj)
     info = getattr(type(obj), "_djony_info_", None)
-    return info.model if info is not None else None
+    if info is not None:
+        return info.model
+    return type(obj) if isinstance(obj, models.Model) else None
+
+
+#: Modules of Django's own related managers (their queries are the related model's default
+#: manager's, which :class:`Relation` reproduces).
+DJANGO_MANAGERS = (
+    "django.db.models.fields.related_descriptors",
+    "django.contrib.contenttypes.fields",
+)
+
+
+def has_own_manager(model: type[models.Model], attribute: str) -> bool:
+    """Whether ``obj.<attribute>`` is a related manager of a third-party class.
+
+    django-sortedm2m orders by its own column, taggit's ``TaggableManager`` is a
+    manager of its own: their rows come only through that manager.
+    """
+    value = class_attribute(model, attribute)
+    manager_cls = getattr(value, "related_manager_cls", None)
+    return manager_cls is None or not manager_cls.__module__.startswith(DJANGO_MANAGERS)
 
 
 class Relation:
     """A to-many relation of ``model`` reached through one attribute name.
 
     Related keys are read the way the related manager reads them: from the related
-    model's default manager (its filters and ``Meta.ordering``).
+    model's default manager (its filters and ``Meta.ordering``), or, for a manager
+    of a third-party class (:func:`has_own_manager`), through that manager itself.
     """
 
     def __init__(self, model: type[models.Model], attribute: str, field: Any) -> None:
@@ -67,9 +89,14 @@ class Relation:
         self.target: type[models.Model] = field.related_model
         self.generic = isinstance(field, GenericRelation)
         self.field = field
+        self.attribute = attribute
+        #: Read through the field's own manager (:meth:`_own_manager_keys`).
+        self.own_manager = has_own_manager(model, attribute)
         #: (alias, columns) -> the one-owner query compiled once (see :meth:`_one_owner_rows`).
         self._compiled: dict[tuple, OneValueQuery | None] = KeptQueries()
-        if self.generic:
+        if self.own_manager:
+            self.path = None
+        elif self.generic:
             self.path = field.object_id_field_name
         elif isinstance(field, models.ManyToManyField):
             self.path = f"{field.related_query_name()}__pk"
@@ -104,6 +131,8 @@ class Relation:
         result: dict[Any, list[Any]] = {key: [] for key in owner_keys}
         if not owner_keys:
             return result
+        if self.own_manager:
+            return self._own_manager_keys(result, key_field)
         if len(owner_keys) == 1:
             (owner,) = owner_keys
             columns = [field.attname for field in self.target._meta.concrete_fields]
@@ -119,6 +148,25 @@ class Relation:
         )
         for owner, key in DjonyObjectList(queryset).rows():
             result[lookup[str(owner)] if lookup is not None else owner].append(key)
+        return result
+
+    def _own_manager_keys(self, result: dict[Any, list[Any]], key_field: str) -> dict:
+        """``result`` filled through the field's own manager, for every owner in one query.
+
+        The manager's prefetch query (Django's ``prefetch_related`` protocol) for
+        stand-ins of the owners: its filters and its order (sortedm2m's position),
+        the rows read by Django.
+        """
+        pk = self.model._meta.pk
+        alias = pin_reads(self.model._default_manager.all()).db
+        stubs = [self.model.from_db(alias, [pk.attname], [key]) for key in result]
+        # What prefetch_related asks (taggit's answer is its class-level manager's).
+        prefetcher = get_prefetcher(stubs[0], self.attribute, self.attribute)[0]
+        queryset, related_key, owner_key, *_ = prefetcher.get_prefetch_querysets(stubs)
+        owners = {owner_key(stub): stub.pk for stub in stubs}
+        attname = self.target._meta.pk.attname if key_field == "pk" else key_field
+        for related in queryset:
+            result[owners[related_key(related)]].append(getattr(related, attname))
         return result
 
     def _one_owner_rows(self, owner: Any, columns: list[str]) -> list[tuple]:

@@ -40,6 +40,7 @@ from tastypie.fields import FileField, ToManyField, ToOneField
 from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass, Resource
 from tastypie.utils.mime import build_content_type
 
+from djony.instances import assignments_not_saved
 from djony.registry import pin_reads, write_alias, writing
 from tastypie_djony.apikey import is_authenticated as apikey_authenticated
 from tastypie_djony.apikey import kept_lookup
@@ -114,7 +115,7 @@ def check_queryset(resource_name: str, queryset: Any, where: str = "Meta.queryse
     attributes of the objects, as on Django instances); ``select_related``/
     ``prefetch_related`` are not needed (related data is loaded per page).
     """
-    if queryset.query.values_select or queryset._iterable_class is not ModelIterable:
+    if queryset.query.values_select or not issubclass(queryset._iterable_class, ModelIterable):
         raise ImproperlyConfigured(
             f"DjonyResource {resource_name}: {where} uses values()/values_list(), which "
             "no resource can serve (its objects are dicts or tuples, not model instances; "
@@ -558,10 +559,13 @@ class DjonyResource(
                 raise ImproperlyConfigured(unservable)
             # Pony only reads, in autocommit (optimistic=False would make it open a
             # transaction of its own).
+            # Objects are Django instances to the request's code: an assignment to one
+            # changes no row until a save (djony.instances.assignments_not_saved).
             if request.method in SAFE_METHODS:
-                with db_session:
+                with assignments_not_saved(), db_session:
                     return self._answer(wrapped, request, *args, **kwargs)
-            with writing(write_alias(self._meta.object_class)), db_session:
+            alias = write_alias(self._meta.object_class)
+            with assignments_not_saved(), writing(alias), db_session:
                 return self._answer(wrapped, request, *args, **kwargs)
 
         wrapper.csrf_exempt = True

@@ -29,6 +29,7 @@ from pony.orm import db_session
 from pony.orm.core import local as pony_local
 from tastypie.bundle import Bundle
 
+from djony.instances import assignments_not_saved
 from djony.querysets import load_to_one
 from djony.registry import write_alias, writing
 
@@ -44,13 +45,14 @@ def in_session(write: bool = False) -> Callable[[Method], Method]:
             if pony_local.db_session is not None:
                 return method(self, *args, **kwargs)
             if not write:
-                with db_session(strict=False):
+                with assignments_not_saved(), db_session(strict=False):
                     _adopt_bundles(args, kwargs)
                     result = method(self, *args, **kwargs)
                     if hasattr(result, "_pkval_"):  # obj_get, get_via_uri: an object
                         load_to_one([result])
                     return result
             with (
+                assignments_not_saved(),
                 writing(write_alias(self._meta.object_class)),
                 db_session(strict=False),
             ):
@@ -96,7 +98,7 @@ class OutsideRequestMixin:
     def obj_get_list(self, *args: Any, **kwargs: Any) -> Any:
         if pony_local.db_session is not None:
             return super().obj_get_list(*args, **kwargs)
-        with db_session(strict=False):
+        with assignments_not_saved(), db_session(strict=False):
             objects = super().obj_get_list(*args, **kwargs)
         # Evaluated later, in a session of its own: no page loaders, whose
         # related data would belong to that session only.

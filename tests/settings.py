@@ -116,6 +116,14 @@ INSTALLED_APPS = [
     "tests.sideeffects",
     "tests.tenants",
     "example_project.showcase",
+    # Third-party apps whose fields and managers djony must map or leave to Django.
+    "taggit",
+    "sortedm2m",
+    "mptt",
+    "polymorphic",
+    "djmoney",
+    "django_countries",
+    "tests.thirdparty",
 ]
 
 MIDDLEWARE = [

@@ -10,11 +10,14 @@ from collections.abc import Iterator
 
 import pytest
 from django.core import checks
+from django.db import connection
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 from pony.orm import db_session
 
 from djony import registry
 from djony.checks import check_mapping
+from djony.querysets import Page
 from djony.types import ColumnType
 from tests.testapp.models import Landmark, Point
 
@@ -61,15 +64,19 @@ def test_check_is_registered_with_django() -> None:
     assert "djony.W001" in ids
 
 
-def test_rest_of_the_model_works_and_the_field_raises() -> None:
+def test_rest_of_the_model_works_and_the_field_is_read_by_django() -> None:
     landmark = Landmark.objects.create(name="Tower", location=Point(1.5, 2.5))
+    Landmark.objects.create(name="Gate")
     with db_session:
         entity = Landmark.p[landmark.pk]
         assert entity.name == "Tower"
-        with pytest.raises(
-            NotImplementedError, match="testapp.Landmark.location.*DJONY_DATA_TYPES"
-        ):
-            _ = entity.location
+        # Read as Django reads it (from_db_value), for the whole page in one query.
+        assert (entity.location.x, entity.location.y) == (1.5, 2.5)
+        page = Landmark.p.select().order_by(Landmark.p.id)[:]
+        Page.mark(page)
+        with CaptureQueriesContext(connection) as queries:
+            assert [None if o.location is None else o.location.x for o in page] == [1.5, None]
+        assert len(queries) == 1
         with pytest.raises(NotImplementedError, match="DJONY_DATA_TYPES"):
             entity.location = Point(0, 0)
         with pytest.raises(

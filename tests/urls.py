@@ -20,3 +20,4 @@ urlpatterns.append(path("", include("tests.zoo.urls")))
 # A page for tests.instances.Writer.get_absolute_url (never requested).
 urlpatterns.append(path("writers/<int:pk>/", lambda request, pk: None, name="writer-page"))
 urlpatterns.append(path("patterns/", include("tests.patterns.urls")))
+urlpatterns.append(path("thirdparty/", include("tests.thirdparty.urls")))

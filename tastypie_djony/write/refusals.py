@@ -22,6 +22,8 @@ from django.db import models
 from django.utils.text import capfirst
 from pony.orm import core as pony_core
 
+from djony.instances import is_django_instance
+
 #: Keywords of the drivers' texts (SQLite, PostgreSQL, MySQL/MariaDB) -> kind of refusal.
 KINDS = (
     ("unique", ("unique", "duplicate")),
@@ -84,7 +86,7 @@ def display(obj: Any) -> str:
 
 
 def _model_of(obj: Any) -> type[models.Model]:
-    if isinstance(obj, models.Model):
+    if is_django_instance(obj):
         return type(obj)
     return type(obj)._meta.model  # a Pony entity of djony's mapping
 
