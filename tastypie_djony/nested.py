@@ -203,10 +203,12 @@ class NestedMany(Nested):
     """A ``full=True`` to-many: one dehydrated bundle per related key, in manager order."""
 
     def prepare(self, owner_keys: list, owner_rows: list) -> tuple[dict, Any, dict]:
-        if len(owner_keys) == 1 and not self.relation.generic:
+        plain_path = self.relation.path is not None and not self.relation.generic
+        if len(owner_keys) == 1 and plain_path:
             # One owner (a detail): its related rows in one query, the related manager's
             # (``filter(<path>=owner)`` on the default manager, in its order), which gives
-            # the keys and the rows at once.
+            # the keys and the rows at once.  A third-party manager of its own (no path:
+            # taggit, sortedm2m) is read through it below.
             (owner,) = owner_keys
             prepared = self.kept_prepare(self.relation.path, owner)
             if prepared is not None:
