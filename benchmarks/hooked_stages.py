@@ -78,9 +78,7 @@ def main(argv: list[str] | None = None) -> None:
             page_list().rows_and_objects(plan.selected(page_list()))[1]()
 
         results["  + every object of the page (Pony, loaders)"] = best_ms(objects, args.repeat)
-        results["bundles (values, hooks, objects read by hooks)"] = best_ms(
-            fresh_page, args.repeat
-        )
+        results["bundles (values, hooks, objects read by hooks)"] = best_ms(fresh_page, args.repeat)
         page = fresh_page()
         if serializer.to_simple(page, {}) != simple(page, serializer, {}):
             raise SystemExit("simple() differs from to_simple(): not timing")

@@ -179,10 +179,6 @@ class PonyQuerySet:
         """As a value in a lookup (``Other.objects.filter(owner__in=object_list)``): a subquery."""
         return self.queryset.resolve_expression(*args, **kwargs)
 
-    @property
-    def totally_ordered(self) -> bool:
-        return self.queryset.totally_ordered
-
     def contains(self, obj: Any) -> bool:
         if self._result is not None:
             return obj in self._result
@@ -232,8 +228,7 @@ class PonyQuerySet:
 
     def __aiter__(self) -> Any:
         raise NotImplementedError(
-            f"async for over a {type(self).__name__} is not supported: "
-            + _ASYNC.format("__iter__")
+            f"async for over a {type(self).__name__} is not supported: " + _ASYNC.format("__iter__")
         )
 
     def __deepcopy__(self, memo: dict) -> PonyQuerySet:
@@ -392,9 +387,7 @@ class PonyQuerySet:
             names = [self.queryset.model._meta.pk.attname if f == "pk" else f for f in fields]
             if set(names) <= set(order) and names != order:
                 positions = [order.index(name) for name in names]
-                return [
-                    tuple(row[i] for i in positions) for row in self.values_rows(order, kept)
-                ]
+                return [tuple(row[i] for i in positions) for row in self.values_rows(order, kept)]
         compiled = kept(list(fields)) if kept is not None else None
         if compiled is not None:
             query, params = compiled
@@ -453,7 +446,7 @@ class PonyQuerySet:
         extras = [*query.extra_select, *query.annotation_select]
         # The entity's columns, then the other columns asked for, then the
         # annotations (last, where the objects' builder reads them).
-        for attnames, offsets in (self._in_django_order(*row_layout(entity)), row_layout(entity)):
+        for attnames, offsets in (self._in_django_order(*row_layout(entity)), row_layout(entity)):  # noqa: B007 (read after the loop)
             columns = list(attnames)
             wanted = [self._column_name(name, columns, extras) for name in fields]
             if len(columns) == len(attnames):

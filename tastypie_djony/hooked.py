@@ -75,9 +75,7 @@ class Step:
 
     __slots__ = ("name", "field", "value", "nested", "hook", "use_in", "related")
 
-    def __init__(
-        self, name: str, field: Any, value: Value | None, nested: Any, hook: Any
-    ) -> None:
+    def __init__(self, name: str, field: Any, value: Value | None, nested: Any, hook: Any) -> None:
         self.name = name
         self.field = field
         #: From the rows; else from a nested plan; else ``field.dehydrate(bundle, for_list)``.
@@ -294,9 +292,7 @@ def simple(data: Any, serializer: Serializer, options: Any = None) -> Any:
     if kind is dict:
         return _simple_items(data, serializer, options)
     if kind is list or kind is tuple:
-        return [
-            item if type(item) in PLAIN else simple(item, serializer, options) for item in data
-        ]
+        return [item if type(item) in PLAIN else simple(item, serializer, options) for item in data]
     if kind is PageBundle or kind is Bundle:
         return _simple_items(data.data, serializer, options)
     return serializer.to_simple(data, options)

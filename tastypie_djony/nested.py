@@ -81,11 +81,7 @@ def _always_true(choice: Any) -> bool:
     """
     code = getattr(choice, "__code__", None)
     cells = getattr(choice, "__closure__", None) or ()
-    return (
-        code in _TASTYPIE_CHOICES
-        and len(cells) == 1
-        and cells[0].cell_contents is True
-    )
+    return code in _TASTYPIE_CHOICES and len(cells) == 1 and cells[0].cell_contents is True
 
 
 _SAMPLE = SetField(to="self", attribute="x")
@@ -144,7 +140,6 @@ class Nested:
         if not keys <= positions.keys():
             raise Fallback  # a related row the default manager leaves out, or gone
         return prepared, positions
-
 
     def _one_related(self, keys: set) -> Any:
         """The one related row's page by SQL compiled once, or ``None``.

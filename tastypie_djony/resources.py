@@ -21,6 +21,7 @@ whose objects are built only when read (:mod:`tastypie_djony.hooked`).
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -311,8 +312,10 @@ class DjonyResource(
             raise InvalidFilterError(
                 f"'{filter_expr}' needs a comma-separated list of values, got {value!r}."
             ) from None
-        if filter_type == "range" and len(value) != 2 and self._range_values_valid(
-            field_name, filter_expr, value
+        if (
+            filter_type == "range"
+            and len(value) != 2
+            and self._range_values_valid(field_name, filter_expr, value)
         ):
             raise InvalidFilterError(
                 f"'{filter_expr}' needs two comma-separated values (from,to), got {len(value)}."
@@ -542,6 +545,15 @@ class DjonyResource(
         return self.create_response(request, page)
 
     # -- request handling -------------------------------------------------
+    def error_response(self, request: Any, errors: Any, response_class: Any = None) -> Any:
+        """Tastypie's; an error XML cannot hold (a control character the client sent,
+        echoed in the message: ``?format=xml&limit=%1F``) is told with those characters
+        replaced, a 400 and not Django's 500 page."""
+        try:
+            return super().error_response(request, errors, response_class)
+        except ValueError:  # lxml: "All strings must be XML compatible"
+            return super().error_response(request, xml_safe(errors), response_class)
+
     def wrap_view(self, view: str) -> Callable:
         """Tastypie's view wrapper, in a Pony ``db_session``.
 
@@ -579,6 +591,21 @@ class DjonyResource(
             # Pony's part of the transaction aborted: roll it back.
             pony_rollback()
         return response
+
+
+#: Characters XML 1.0 cannot hold (C0 controls but tab, newline and carriage return).
+XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def xml_safe(value: Any) -> Any:
+    """``value`` (an error's dicts, lists and strings) with XML-unsafe characters replaced."""
+    if isinstance(value, str):
+        return XML_UNSAFE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {key: xml_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [xml_safe(item) for item in value]
+    return value
 
 
 def _check_rows_serve(object_list: Any) -> None:

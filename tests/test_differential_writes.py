@@ -1563,8 +1563,7 @@ INTENDED_DIFFERENCES: dict[str, Intended] = {
     # ModelResource echoes the naive wall time it was sent, which does not exist
     # in Europe/Berlin; both store the same instant, DjonyResource shows that.
 }
-INTENDED_DIFFERENCES_ELSEWHERE = {
-}
+INTENDED_DIFFERENCES_ELSEWHERE = {}
 
 
 def intended_difference(case: Case, tables: tuple[dict, ...] | None = None) -> Intended | None:

@@ -40,7 +40,7 @@ from djony.kept import KINDS, BoundedCache, cache_size
 from tastypie_djony.resources import BUILT_ON_USE
 from tests.tenants import testing
 from tests.tenants.current import CurrentTenant, set_tenant
-from tests.tenants.models import TenantNote, TenantTag, Tenant
+from tests.tenants.models import Tenant, TenantNote, TenantTag
 
 transactional_db = testing.db_fixture()
 pytestmark = pytest.mark.usefixtures("transactional_db")
@@ -433,13 +433,19 @@ def _query(queryset: models.QuerySet):
     [
         (lambda: TenantNote.everything.all(), True),
         (lambda: TenantNote.everything.filter(title="x", views__gt=3).exclude(score=1.5), True),
-        (lambda: TenantNote.everything.filter(tenant__name__in=["a", "b"]).order_by("-views"), True),
+        (
+            lambda: TenantNote.everything.filter(tenant__name__in=["a", "b"]).order_by("-views"),
+            True,
+        ),
         (lambda: TenantNote.everything.filter(owner=None, title__regex="^a"), True),
         (lambda: TenantNote.everything.order_by(F("views").desc(nulls_last=True)), True),
         (lambda: TenantNote.objects.all(), False),  # the thread-local tenant
         (lambda: TenantNote.everything.filter(tenant_id=CurrentTenant()), False),
         (lambda: Tenant.objects.filter(notes__in=Subquery(TenantNote.objects.values("pk"))), False),
-        (lambda: Tenant.objects.filter(pk__in=Subquery(TenantNote.everything.values("tenant"))), True),
+        (
+            lambda: Tenant.objects.filter(pk__in=Subquery(TenantNote.everything.values("tenant"))),
+            True,
+        ),
         (lambda: TenantNote.everything.filter(owner__date_joined__year=2020), False),  # time zone
         (lambda: TenantNote.everything.filter(owner__date_joined__date="2020-01-01"), False),
         (
@@ -450,7 +456,9 @@ def _query(queryset: models.QuerySet):
         ),
         (
             lambda: Tenant.objects.filter(
-                pk__in=Subquery(TenantNote.everything.filter(tenant=OuterRef("pk")).values("tenant"))
+                pk__in=Subquery(
+                    TenantNote.everything.filter(tenant=OuterRef("pk")).values("tenant")
+                )
             ),
             True,
         ),

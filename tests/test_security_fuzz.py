@@ -48,8 +48,8 @@ from tests.security_corpus import (
     api_client,
     error_of,
     in_savepoint,
-    rows_after_failure,
     row_counts,
+    rows_after_failure,
     status_problem,
 )
 

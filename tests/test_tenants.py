@@ -25,6 +25,7 @@ def verify(request, settings):
     """With and without the setting that renders both paths (it would hide a leak as a 500)."""
     settings.DJONY_VERIFY_FAST_PATH = request.param
 
+
 USERS = ("ann", "bert", "nobody", None, "amy")
 #: the row-built path (note), the bundle path (hnote), per-user lists (unote),
 #: per-object authorization (anote), full related (fnote), related resources.

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from tests.tenants import testing
-from tests.tenants.models import TenantNote, TenantTag, Tenant
+from tests.tenants.models import Tenant, TenantNote, TenantTag
 from tests.write_api import api_client
 
 transactional_db = testing.db_fixture()

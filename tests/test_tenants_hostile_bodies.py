@@ -26,7 +26,6 @@ DEEP_MENTOR = '{"name": "m", "mentor": ' * 400 + '{"name": "x"}' + "}" * 400
 NOT_OBJECTS = ['"str"', "5", "null", "[1, 2]", "true", DEEP_LIST]
 
 
-
 @pytest.fixture
 def write_urls():
     with override_settings(ROOT_URLCONF="tests.write_urls"):

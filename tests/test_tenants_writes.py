@@ -23,7 +23,6 @@ transactional_db = testing.db_fixture()
 pytestmark = pytest.mark.usefixtures("transactional_db")
 
 
-
 def write(api: str, method: str, path: str, body, user: str = "ann"):
     data = body if isinstance(body, str) else json.dumps(body)
     return getattr(api_client(), method.lower())(
@@ -45,7 +44,7 @@ def test_concurrent_patches_of_different_fields_both_survive(api):
         bodies = ({"title": f"title {round_}"}, {"secret": f"secret {round_}"})
         barrier = threading.Barrier(len(bodies), timeout=60)
 
-        def send(body: dict) -> None:
+        def send(body: dict, barrier=barrier, statuses=statuses) -> None:
             try:
                 barrier.wait()
                 statuses.append(write(api, "PATCH", "hnote/1/", body).status_code)
@@ -83,7 +82,9 @@ def test_a_post_to_a_charfield_key_without_a_value():
     for api in testing.APIS:
         TenantLabel.objects.all().delete()
         response = write(api, "POST", "label/", {"name": "no key"})
-        answers.append((response.status_code, list(TenantLabel.objects.values_list("code", "name"))))
+        answers.append(
+            (response.status_code, list(TenantLabel.objects.values_list("code", "name")))
+        )
     assert answers[0][0] == 201
     assert answers[1] == answers[0]
 

@@ -273,9 +273,10 @@ def seed_entries(entries: int = 500, authors: int = 50, using: str = "default") 
     """
     from example_project.showcase.models import Entry
 
-    if Entry.objects.using(using).count() == entries and not Entry.objects.using(using).filter(
-        user_id__gt=authors
-    ).exists():
+    if (
+        Entry.objects.using(using).count() == entries
+        and not Entry.objects.using(using).filter(user_id__gt=authors).exists()
+    ):
         return entries
     rng = random.Random(RANDOM_SEED + 1)
     with transaction.atomic(using=using):

@@ -25,7 +25,7 @@ from tastypie.resources import ModelResource
 
 from tastypie_djony.resources import DjonyResource
 from tests.tenants.current import set_tenant
-from tests.tenants.models import TenantComment, TenantLabel, TenantNote, TenantTag, Tenant
+from tests.tenants.models import Tenant, TenantComment, TenantLabel, TenantNote, TenantTag
 
 
 class TenantAuthentication(Authentication):
@@ -98,8 +98,8 @@ def build_api(api_name: str, base: type) -> Api:
             resource_name = "unote"
 
         def get_object_list(self, request):
-            return super().get_object_list(request).filter(
-                owner__pk=getattr(request.user, "pk", None)
+            return (
+                super().get_object_list(request).filter(owner__pk=getattr(request.user, "pk", None))
             )
 
     class OwnNoteResource(NoteResource):

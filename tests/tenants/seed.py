@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 
-from tests.tenants.models import TenantComment, TenantMember, TenantNote, TenantTag, Tenant
+from tests.tenants.models import Tenant, TenantComment, TenantMember, TenantNote, TenantTag
 
 #: username -> tenant name (``None``: a user of no tenant).
 USERS = {"ann": "acme", "amy": "acme", "bert": "blue", "nobody": None}

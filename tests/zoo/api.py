@@ -382,13 +382,9 @@ def build_zoo_api(api_name: str, kind: str) -> tuple[Api, Api]:
 
         keeper = fields.ToOneField(HookedKeeperResource, "keeper", null=True, full=True)
         habitats = fields.ToManyField(HabitatResource, "habitats", null=True, full=True)
-        labels = fields.ToManyField(
-            LabelResource, "labels", null=True, full=True, full_list=False
-        )
+        labels = fields.ToManyField(LabelResource, "labels", null=True, full=True, full_list=False)
 
-        Meta = meta(
-            Animal.objects.all(), resource_name="nesting_animal", fields=["name", "number"]
-        )
+        Meta = meta(Animal.objects.all(), resource_name="nesting_animal", fields=["name", "number"])
 
         def dehydrate(self, bundle):
             bundle.data["habitat_names"] = [h.data["name"] for h in bundle.data["habitats"]]
