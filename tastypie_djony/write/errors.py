@@ -13,6 +13,8 @@ import sysconfig
 from django import db as django_db
 from django.db import models
 
+from djony import backends
+
 #: What the database refuses on a save or delete: a 400 naming the model.
 DJANGO_REFUSED = (
     django_db.IntegrityError,
@@ -35,6 +37,10 @@ VALUE_CONVERSION = (
 )
 STDLIB = sysconfig.get_paths()["stdlib"].replace("\\", "/")
 
+#: Database drivers: their frames are passed over like the standard library's (a lone
+#: surrogate refused by the driver's encoding is a value Django's backend handed it).
+DRIVER_PACKAGES = ("/psycopg/", "/psycopg2/", "/MySQLdb/")
+
 
 def raised_by_value_conversion(exc: BaseException) -> bool:
     """Whether ``exc`` was raised converting a client's value (Tastypie's or Django's fields).
@@ -52,5 +58,14 @@ def raised_by_value_conversion(exc: BaseException) -> bool:
     for path in reversed(frames):
         if path.startswith(STDLIB) and "-packages/" not in path:
             continue
+        if any(driver in path for driver in DRIVER_PACKAGES):
+            continue
         return any(part in path for part in VALUE_CONVERSION)
     return False
+
+
+def refused_by_driver(exc: BaseException, alias: str) -> bool:
+    """Whether a ``ProgrammingError`` is the driver refusing a client's value (MySQL's nan/inf)."""
+    return isinstance(exc, django_db.ProgrammingError) and backends.for_alias(alias).refused_data(
+        exc
+    )

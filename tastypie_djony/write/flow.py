@@ -51,6 +51,7 @@ from tastypie_djony.write.errors import (
     DJANGO_REFUSED,
     UNSTORABLE,
     raised_by_value_conversion,
+    refused_by_driver,
 )
 from tastypie_djony.write.mode import is_write, writing_objects
 from tastypie_djony.write.refusals import invalid_data_message, refusal_message
@@ -120,6 +121,10 @@ class DjangoWritesMixin:
             except DJANGO_REFUSED as exc:
                 if deleting is not None:
                     exc.deleted = deleting.obj  # named in the message
+                raise self._refused(exc, action) from None
+            except django_db.ProgrammingError as exc:
+                if not refused_by_driver(exc, write_alias(self._meta.object_class)):
+                    raise
                 raise self._refused(exc, action) from None
             except UNSTORABLE as exc:
                 if not raised_by_value_conversion(exc):
