@@ -39,7 +39,7 @@ STDLIB = sysconfig.get_paths()["stdlib"].replace("\\", "/")
 
 #: Database drivers: their frames are passed over like the standard library's (a lone
 #: surrogate refused by the driver's encoding is a value Django's backend handed it).
-DRIVER_PACKAGES = ("/psycopg/", "/psycopg2/", "/MySQLdb/")
+DRIVER_PACKAGES = ("psycopg/", "psycopg_binary/", "psycopg_c/", "psycopg2/", "MySQLdb/")
 
 
 def raised_by_value_conversion(exc: BaseException) -> bool:
