@@ -2,6 +2,9 @@
 
 Reads go to the ``replica`` alias, writes to ``default``; the router tests
 (:mod:`tests.test_routers`) install it with ``override_settings``.
+:class:`InstanceRouter` is the variant that reads an object's relations from
+the database the object came from (``instance._state.db``), which is what
+Django does when no router has an opinion.
 """
 
 from __future__ import annotations
@@ -21,3 +24,13 @@ class PrimaryReplicaRouter:
 
     def allow_migrate(self, db: str, app_label: str, **hints: Any) -> bool:
         return db == "default"
+
+
+class InstanceRouter(PrimaryReplicaRouter):
+    """Related reads of an object from its own database, other reads from the replica."""
+
+    def db_for_read(self, model: type, **hints: Any) -> str:
+        instance = hints.get("instance")
+        if instance is not None and instance._state.db:
+            return instance._state.db
+        return "replica"
