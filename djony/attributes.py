@@ -16,6 +16,7 @@ from pony.orm.core import Entity as PonyEntity
 
 from djony import inheritance, managers
 from djony.codegen import attribute_path, compile_lambda
+from djony.sessions import pages_of
 
 
 def inherited_property(link: str, path: tuple[str, ...]) -> property:
@@ -95,7 +96,7 @@ def django_column(obj: Any, field: models.Field) -> Any:
     if obj.pk is None or obj._status_ in ("created", "cancelled"):
         return field.get_default()
     page = obj._djony_page
-    cache = managers.page_cache(obj) if page is not None else None
+    cache = pages_of(obj) if page is not None else None
     values = cache.get((page, field.attname)) if cache is not None else None
     if values is None:
         objects = page.objects if cache is not None else [obj]

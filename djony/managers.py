@@ -36,6 +36,7 @@ from pony.orm.core import Entity as PonyEntity
 
 from djony import instances
 from djony.querysets import PonyQuerySet
+from djony.sessions import forget_pages, pages_of
 
 
 def owner_stub(owner: Any) -> models.Model:
@@ -118,7 +119,7 @@ def django_manager_property(accessor: str) -> property:
 def _page_stub(owner: Any, accessor: str) -> models.Model | None:
     """``owner``'s stand-in with ``accessor`` prefetched for its whole page, or ``None``."""
     page = owner._djony_page
-    cache = _page_caches(owner) if page is not None else None
+    cache = pages_of(owner) if page is not None else None
     if cache is None:
         return None
     stubs = cache.get((page, accessor))
@@ -261,7 +262,7 @@ def page_related(owner: Any, accessor: str, manager: Any) -> list[Any] | None:
     page = owner._djony_page
     if page is None:
         return None
-    cache = _page_caches(owner)
+    cache = pages_of(owner)
     if cache is None:
         return None
     loaded = cache.get((page, accessor))
@@ -278,29 +279,6 @@ def page_related(owner: Any, accessor: str, manager: Any) -> list[Any] | None:
         loaded = cache[(page, accessor)] = (owner_key, by_owner)
     owner_key, by_owner = loaded
     return list(by_owner.get(owner_key(manager.instance), []))
-
-
-def page_cache(owner: Any) -> dict | None:
-    """What is kept for ``owner``'s pages in its Pony session (dropped after a write), if alive."""
-    return _page_caches(owner)
-
-
-def _page_caches(owner: Any) -> dict | None:
-    cache = owner._session_cache_
-    if cache is None or not cache.is_alive:
-        return None
-    pages = getattr(cache, "djony_pages", None)
-    if pages is None:
-        pages = cache.djony_pages = {}
-    return pages
-
-
-def forget_pages(owner: Any) -> None:
-    """Drop the related lists loaded per page in ``owner``'s session (after a write)."""
-    cache = owner._session_cache_
-    pages = getattr(cache, "djony_pages", None) if cache is not None else None
-    if pages:
-        pages.clear()
 
 
 def set_wrapper_class(entity: Any) -> type:

@@ -26,7 +26,7 @@ from tastypie.authentication import ApiKeyAuthentication
 from tastypie.compat import get_username_field
 from tastypie.http import HttpUnauthorized
 
-from djony.compiled import NotKeptForValue, OneValueQuery, plain_manager
+from djony.serving import NotKeptForValue, OneValueQuery, plain_manager
 
 #: The steps of ``ApiKeyAuthentication.is_authenticated`` (none may be overridden).
 STEPS = (

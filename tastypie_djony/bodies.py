@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from django.db import transaction
 from tastypie.exceptions import BadRequest
 
-from djony.registry import write_alias
+from djony.serving import write_alias
 
 PARSER_ERRORS: tuple[type[BaseException], ...] = ()
 

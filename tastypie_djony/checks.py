@@ -16,7 +16,7 @@ from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 from django.db import models
 
-from djony.mapping import has_composite_key
+from djony.serving import has_composite_key
 
 #: Every concrete DjonyResource class, recorded by its metaclass.
 RESOURCE_CLASSES: list[type] = []

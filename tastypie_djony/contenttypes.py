@@ -16,7 +16,7 @@ from typing import Any
 from django.db import models
 from tastypie.contrib.contenttypes.fields import GenericForeignKeyField
 
-from djony.instances import is_django_instance
+from djony.serving import is_django_instance
 
 
 def model_of(obj: Any) -> type[models.Model] | None:

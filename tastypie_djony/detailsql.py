@@ -17,8 +17,7 @@ from django.db import models
 from django.db.models.lookups import Exact
 from django.db.models.sql.where import WhereNode
 
-from djony.compiled import KeptQueries, NotKeptForValue, OneValueQuery, exact_for, last_leaf
-from djony.querysets import Kept
+from djony.serving import Kept, KeptQueries, NotKeptForValue, OneValueQuery, exact_for, last_leaf
 
 
 def _static(resource: Any, base: type, applicable: dict) -> bool:

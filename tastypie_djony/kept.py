@@ -7,7 +7,7 @@ grows during requests without being registered here.
 
 from __future__ import annotations
 
-from djony.kept import register
+from djony.serving import register
 
 # -- on each resource instance (DjonyResource.BUILT_ON_USE) ---------------------
 register(

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from djony.compiled import KeptQueries, NotKeptForValue, OneValueQuery, plain_manager
+from djony.serving import KeptQueries, NotKeptForValue, OneValueQuery, plain_manager
 from tastypie_djony.fastpath import Fallback, NotPlannable
 from tastypie_djony.fields import SetField, stock_related_class
 from tastypie_djony.related import Relation, ToOneRelation
@@ -47,7 +47,7 @@ def nested_field(plan: Any, field: Any) -> Nested | None:
     relation = (Relation if kind is SetField else ToOneRelation).find(model, field.attribute)
     if relation is None or relation.target._meta.proxy:
         return None
-    from djony.registry import entity_for
+    from djony.serving import entity_for
     from tastypie_djony.hooked import BundlePlan
     from tastypie_djony.resources import MAX_LOADER_DEPTH, DjonyResource, chain_loaders
 

@@ -25,10 +25,7 @@ from django.db import DataError, NotSupportedError, models
 from django.db.models.query import ModelIterable
 from tastypie.exceptions import BadRequest, InvalidSortError
 
-from djony import backends
-from djony.compat import none_as_json_null
-from djony.querysets import PonyQuerySet
-from djony.registry import pin_reads
+from djony.serving import PonyQuerySet, backends, none_as_json_null, pin_reads
 from tastypie_djony.fastpath import Fallback
 
 #: Errors Django raises while compiling SQL for a client's filter value.

@@ -21,9 +21,17 @@ from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.db.models.query import get_prefetcher
 
-from djony.compiled import KeptQueries, NotKeptForValue, OneValueQuery, plain_manager
-from djony.managers import class_attribute
-from djony.registry import entity_for, pin_reads
+from djony.serving import (
+    KeptQueries,
+    NotKeptForValue,
+    OneValueQuery,
+    class_attribute,
+    entity_for,
+    object_by_key,
+    pages_of_model,
+    pin_reads,
+    plain_manager,
+)
 
 
 def relation_field(model: type[models.Model], attribute: Any) -> Any:
@@ -290,21 +298,12 @@ def stored_to_one(relation: ToOneRelation, owner: Any) -> tuple[bool, Any]:
     key = store[owner.pk]
     if key is None:
         return True, None
-    return True, entity_for(relation.target)._get_by_raw_pkval_((key,))
+    return True, object_by_key(entity_for(relation.target), key)
 
 
 def session_store(model: type[models.Model]) -> dict[Any, Any]:
-    """Related data kept for the current Pony session (one request)."""
-    cache = entity_for(model)._database_._get_cache()
-    store = getattr(cache, "djony_related", None)
-    if store is None:
-        store = cache.djony_related = {}
-    return store
-
-
-def forget_loaded(model: type[models.Model]) -> None:
-    """Drop the page's related lists after a write changed relations."""
-    session_store(model).clear()
+    """Related keys kept for the current Pony session (one request), in djony's page store."""
+    return pages_of_model(model).setdefault("tastypie_djony.related", {})
 
 
 def make_loader(relation: Relation, full: bool, nested: Callable[[list], None] | None) -> Callable:
@@ -333,11 +332,11 @@ def related_keys(relation: Relation, owner: Any) -> list[Any]:
 def related_objects(relation: Relation, owner: Any) -> list[Any]:
     """The related objects of ``owner`` (Pony objects, loaded or not yet)."""
     entity = entity_for(relation.target)
-    return [entity._get_by_raw_pkval_((key,)) for key in related_keys(relation, owner)]
+    return [object_by_key(entity, key) for key in related_keys(relation, owner)]
 
 
 def related_objects_of(relation: Relation, owner_key: Any) -> list[Any]:
     """The related objects of one owner, by one query (an owner reached through a path)."""
     entity = entity_for(relation.target)
     keys = relation.related_keys([owner_key])[owner_key]
-    return [entity._get_by_raw_pkval_((key,)) for key in keys]
+    return [object_by_key(entity, key) for key in keys]

@@ -41,8 +41,7 @@ from tastypie.fields import FileField, ToManyField, ToOneField
 from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass, Resource
 from tastypie.utils.mime import build_content_type
 
-from djony.instances import assignments_not_saved
-from djony.registry import pin_reads, write_alias, writing
+from djony.serving import assignments_not_saved, pin_reads, write_alias, writing
 from tastypie_djony.apikey import is_authenticated as apikey_authenticated
 from tastypie_djony.apikey import kept_lookup
 from tastypie_djony.authorization import authorize_read_detail, reads_only_the_class

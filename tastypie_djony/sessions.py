@@ -26,12 +26,17 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from pony.orm import db_session
-from pony.orm.core import local as pony_local
 from tastypie.bundle import Bundle
 
-from djony.instances import assignments_not_saved
-from djony.querysets import load_to_one
-from djony.registry import write_alias, writing
+from djony.serving import (
+    adopt,
+    assignments_not_saved,
+    is_entity_object,
+    load_to_one,
+    session_active,
+    write_alias,
+    writing,
+)
 
 Method = TypeVar("Method", bound=Callable[..., Any])
 
@@ -42,13 +47,13 @@ def in_session(write: bool = False) -> Callable[[Method], Method]:
     def decorate(method: Method) -> Method:
         @functools.wraps(method)
         def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-            if pony_local.db_session is not None:
+            if session_active():
                 return method(self, *args, **kwargs)
             if not write:
                 with assignments_not_saved(), db_session(strict=False):
                     _adopt_bundles(args, kwargs)
                     result = method(self, *args, **kwargs)
-                    if hasattr(result, "_pkval_"):  # obj_get, get_via_uri: an object
+                    if is_entity_object(result):  # obj_get, get_via_uri: an object
                         load_to_one([result])
                     return result
             with (
@@ -70,16 +75,6 @@ def _adopt_bundles(args: tuple, kwargs: dict) -> None:
             value.obj = adopt(value.obj)
 
 
-def adopt(obj: Any) -> Any:
-    """``obj`` in the current session: an entity of an ended session is loaded again."""
-    if obj is None or not hasattr(obj, "_pkval_"):
-        return obj
-    cache = obj._session_cache_
-    if cache is not None and cache.is_alive:
-        return obj
-    return type(obj)._get_by_raw_pkval_(obj._get_raw_pkval_())
-
-
 class OutsideRequestMixin:
     """The resource methods Tastypie's documentation calls outside a request, in a session."""
 
@@ -96,7 +91,7 @@ class OutsideRequestMixin:
         return super().cached_obj_get(*args, **kwargs)
 
     def obj_get_list(self, *args: Any, **kwargs: Any) -> Any:
-        if pony_local.db_session is not None:
+        if session_active():
             return super().obj_get_list(*args, **kwargs)
         with assignments_not_saved(), db_session(strict=False):
             objects = super().obj_get_list(*args, **kwargs)

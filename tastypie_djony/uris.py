@@ -33,7 +33,7 @@ from django.urls import NoReverseMatch, get_script_prefix, get_urlconf
 from django.utils.translation import get_language
 from tastypie.resources import BaseModelResource, NamespacedModelResource, Resource
 
-from djony.kept import BoundedCache
+from djony.serving import BoundedCache
 
 _SENTINEL = 7919_0000_0000_0000_7919
 

@@ -13,7 +13,7 @@ import sysconfig
 from django import db as django_db
 from django.db import models
 
-from djony import backends
+from djony.serving import backends
 
 #: What the database refuses on a save or delete: a 400 naming the model.
 DJANGO_REFUSED = (

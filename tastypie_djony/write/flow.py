@@ -44,8 +44,7 @@ from django.db import models, transaction
 from tastypie.bundle import Bundle
 from tastypie.exceptions import BadRequest
 
-from djony.instances import is_django_instance
-from djony.registry import write_alias
+from djony.serving import is_django_instance, is_entity_object, write_alias
 from tastypie_djony.bodies import PARSER_ERRORS, unreadable_body
 from tastypie_djony.write.errors import (
     DJANGO_REFUSED,
@@ -64,7 +63,7 @@ def as_django_instance(obj: Any, model: type[models.Model]) -> Any:
     an ``obj_get`` outside a request, an object read before the write) becomes
     an instance of ``model`` with the values it holds, as its row.
     """
-    if obj is None or is_django_instance(obj) or not hasattr(obj, "_pkval_"):
+    if obj is None or is_django_instance(obj) or not is_entity_object(obj):
         return obj
     names = [field.attname for field in model._meta.concrete_fields]
     return model.from_db(write_alias(model), names, [getattr(obj, name) for name in names])
@@ -330,7 +329,7 @@ def instance_attribute(model: type[models.Model], name: str) -> bool:
     """Whether a Django instance of ``model`` has ``name`` (managers, ``Model.p``: the class's)."""
     from django.db.models.manager import ManagerDescriptor
 
-    from djony.descriptor import EntityDescriptor
+    from djony.serving import EntityDescriptor
 
     static = inspect.getattr_static(model, name, None)
     if isinstance(static, (ManagerDescriptor, EntityDescriptor)):

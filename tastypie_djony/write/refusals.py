@@ -22,7 +22,7 @@ from django.db import models
 from django.utils.text import capfirst
 from pony.orm import core as pony_core
 
-from djony.instances import is_django_instance
+from djony.serving import is_django_instance
 
 #: Keywords of the drivers' texts (SQLite, PostgreSQL, MySQL/MariaDB) -> kind of refusal.
 KINDS = (

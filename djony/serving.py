@@ -1,0 +1,71 @@
+"""What djony offers a layer that serves HTTP from it (``tastypie_djony``).
+
+The serving layer imports djony through this module only (a lint contract
+keeps it so), never djony's internals nor Pony's: the names below are the
+whole surface it relies on, so djony's modules can move without it noticing.
+
+- Objects: which values are Django instances or entity objects, assignments
+  in read code that must not save, the current Pony session and its store.
+- Databases: where a model is read from and written to, reading a write's own
+  rows inside a write request (:func:`writing`, :func:`pin_reads`).
+- Querysets: :class:`PonyQuerySet` (a Django queryset's rows through Pony),
+  to-one keys loaded for a page, SQL kept per query shape
+  (:class:`OneValueQuery`, :class:`KeptQueries`).
+- State kept between requests: :class:`BoundedCache` and :func:`register`.
+"""
+
+from __future__ import annotations
+
+from djony import backends
+from djony.compat import none_as_json_null
+from djony.compiled import (
+    KeptQueries,
+    NotKeptForValue,
+    OneValueQuery,
+    exact_for,
+    last_leaf,
+    plain_manager,
+)
+from djony.descriptor import EntityDescriptor
+from djony.instances import assignments_not_saved, is_django_instance, is_entity_object
+from djony.kept import BoundedCache, register
+from djony.managers import class_attribute
+from djony.mapping import has_composite_key
+from djony.querysets import Kept, PonyQuerySet, load_to_one
+from djony.registry import entity_for, pin_reads, write_alias, writing
+from djony.sessions import (
+    adopt,
+    object_by_key,
+    pages_of_model,
+    session_active,
+)
+
+__all__ = [
+    "BoundedCache",
+    "EntityDescriptor",
+    "Kept",
+    "KeptQueries",
+    "NotKeptForValue",
+    "OneValueQuery",
+    "PonyQuerySet",
+    "adopt",
+    "assignments_not_saved",
+    "backends",
+    "class_attribute",
+    "entity_for",
+    "exact_for",
+    "has_composite_key",
+    "is_django_instance",
+    "is_entity_object",
+    "last_leaf",
+    "load_to_one",
+    "none_as_json_null",
+    "object_by_key",
+    "pages_of_model",
+    "pin_reads",
+    "plain_manager",
+    "register",
+    "session_active",
+    "write_alias",
+    "writing",
+]
