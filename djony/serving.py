@@ -38,7 +38,14 @@ from djony.sessions import (
     object_by_key,
     pages_of_model,
     session_active,
+    unflushed_changes,
 )
+
+
+def has_entity_subclasses(model: type) -> bool:
+    """Whether ``model``'s entity has subclasses (multi-table children, whose objects it holds)."""
+    return bool(entity_for(model)._subclasses_)
+
 
 __all__ = [
     "BoundedCache",
@@ -55,6 +62,7 @@ __all__ = [
     "entity_for",
     "exact_for",
     "has_composite_key",
+    "has_entity_subclasses",
     "is_django_instance",
     "is_entity_object",
     "last_leaf",
@@ -66,6 +74,7 @@ __all__ = [
     "plain_manager",
     "register",
     "session_active",
+    "unflushed_changes",
     "write_alias",
     "writing",
 ]

@@ -68,3 +68,10 @@ def forget_pages(obj: Any) -> None:
     pages = getattr(cache, _PAGES, None) if cache is not None else None
     if pages:
         pages.clear()
+
+
+def unflushed_changes(model: type[models.Model], alias: str | None = None) -> bool:
+    """Whether the current session of ``model``'s database (``alias``) holds unflushed changes."""
+    from djony.registry import entity_for
+
+    return bool(entity_for(model, alias)._database_._get_cache().modified)

@@ -7,7 +7,8 @@ that class's ``_meta``; the stock ``check_user_perm`` asks ``user.has_perm(permi
 and ignores the object.  A found object of a DjonyResource's object list is an object
 of the list's model, so when none of those methods (nor the resource's
 ``authorized_read_detail``) is overridden, the answer is known without building the
-object: :func:`authorize_read_detail` asks the same methods of the authorization, with
+object (:func:`tastypie_djony.stock.detail_authorization` decides that):
+:func:`authorize_read_detail` asks the same methods of the authorization, with
 the model class.  Any override (an object permission backend through
 ``check_user_perm``, a ``read_detail`` of your own) gets the real object as before.
 """
@@ -16,27 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tastypie.authorization import DjangoAuthorization
 from tastypie.compat import get_module_name
 from tastypie.exceptions import Unauthorized
-from tastypie.resources import Resource
-
-#: ``DjangoAuthorization``'s methods a detail read goes through.
-READ_DETAIL_METHODS = ("read_detail", "perm_obj_checks", "base_checks", "check_user_perm")
-
-
-def reads_only_the_class(resource: Any) -> bool:
-    """Whether ``resource``'s detail authorization needs only the object's class."""
-    if type(resource).authorized_read_detail is not Resource.authorized_read_detail:
-        return False
-    authorization = resource._meta.authorization
-    if not isinstance(authorization, DjangoAuthorization):
-        return False
-    kind, own = type(authorization), vars(authorization)
-    return all(
-        getattr(kind, name) is getattr(DjangoAuthorization, name) and name not in own
-        for name in READ_DETAIL_METHODS
-    )
 
 
 def authorize_read_detail(resource: Any, request: Any, model: type) -> None:

@@ -23,6 +23,7 @@ from tastypie.bundle import Bundle
 from tastypie.exceptions import ApiFieldError
 from tastypie.fields import FileField, RelatedField, ToManyField, ToOneField
 
+from tastypie_djony.mode import is_write
 from tastypie_djony.related import (
     Relation,
     ToOneRelation,
@@ -33,7 +34,6 @@ from tastypie_djony.related import (
     stored_to_one,
 )
 from tastypie_djony.uris import uris_of
-from tastypie_djony.write.mode import is_write
 
 
 def _relation_of(field: Any, kind: type) -> Any:

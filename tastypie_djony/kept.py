@@ -69,7 +69,7 @@ register(
     "one per field class used by a resource",
 )
 register(
-    "tastypie_djony.uris._STOCK",
+    "tastypie_djony.stock._STOCK_URI_METHODS",
     "URI method name -> Tastypie's methods and those marked stock_uri_method at import",
     "one per decorated method",
 )

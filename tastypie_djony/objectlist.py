@@ -25,8 +25,8 @@ from django.db import DataError, NotSupportedError, models
 from django.db.models.query import ModelIterable
 from tastypie.exceptions import BadRequest, InvalidSortError
 
-from djony.serving import PonyQuerySet, backends, none_as_json_null, pin_reads
-from tastypie_djony.fastpath import Fallback
+from djony.serving import PonyQuerySet, backends, none_as_json_null, pin_reads, unflushed_changes
+from tastypie_djony.declines import Fallback
 
 #: Errors Django raises while compiling SQL for a client's filter value.
 COMPILE_ERRORS = (
@@ -164,3 +164,13 @@ class InvalidFilterValue(BadRequest, ValueError):
     through ``exists()``, ``count()`` ..., in ``obj_get_list``/``obj_get``), the answer
     is ModelResource's.
     """
+
+
+def check_rows_serve(object_list: Any) -> None:
+    """Raise :class:`~tastypie_djony.declines.Fallback` unless a plan may read ``object_list``'s
+    rows: an unevaluated :class:`DjonyObjectList` in a session with no unflushed changes
+    (objects deleted in it would be left out of the rows)."""
+    if not isinstance(object_list, DjonyObjectList) or object_list._result is not None:
+        raise Fallback
+    if unflushed_changes(object_list.model, object_list.db):
+        raise Fallback

@@ -32,6 +32,21 @@ from djony.serving import (
     pin_reads,
     plain_manager,
 )
+from tastypie_djony.objectlist import DjonyObjectList
+
+#: How many levels of ``full=True`` related resources get their related data loaded
+#: per page (page loaders) and their own nested plans (:mod:`tastypie_djony.serve.nested`).
+MAX_DEPTH = 3
+
+
+def chain_loaders(loaders: list[Callable[[list], None]]) -> Callable[[list], None]:
+    """One loader running ``loaders`` in turn."""
+
+    def load(objects: list) -> None:
+        for loader in loaders:
+            loader(objects)
+
+    return load
 
 
 def relation_field(model: type[models.Model], attribute: Any) -> Any:
@@ -134,8 +149,6 @@ class Relation:
         For one owner the query is the related manager's own (same columns and joins),
         so a model without ``Meta.ordering`` comes out in the order Django's query gives.
         """
-        from tastypie_djony.objectlist import DjonyObjectList
-
         result: dict[Any, list[Any]] = {key: [] for key in owner_keys}
         if not owner_keys:
             return result
@@ -185,8 +198,6 @@ class Relation:
         change between requests) and the relation is not generic (its content type is
         a value read from the database); ``owner`` stays a parameter.
         """
-        from tastypie_djony.objectlist import DjonyObjectList
-
         if not self.generic and plain_manager(self.target):
             object_list = DjonyObjectList(self.target._default_manager.all())
             compiled = self._compiled_for(object_list, owner, columns)
@@ -242,8 +253,6 @@ class ToOneRelation:
 
     def related_keys(self, owner_keys: list[Any]) -> dict[Any, Any]:
         """Owner key -> the related object's key (or ``None``), in one query."""
-        from tastypie_djony.objectlist import DjonyObjectList
-
         if not owner_keys:
             return {}
         queryset = (
@@ -280,8 +289,6 @@ def make_to_one_loader(relation: ToOneRelation, full: bool, nested: Callable | N
 
 def _load_objects(model: type[models.Model], keys: set, nested: Callable | None) -> None:
     """Load ``model`` objects into the Pony session, running ``nested`` loaders on them."""
-    from tastypie_djony.objectlist import DjonyObjectList
-
     if not keys:
         return
     loaded = DjonyObjectList(model._default_manager.filter(pk__in=keys))

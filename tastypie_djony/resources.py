@@ -14,8 +14,8 @@ the to-many fields (:class:`~tastypie_djony.fields.SetField`: one query per
 page instead of one per object) and the session each request runs in (a
 Pony ``db_session`` on Django's connection).  JSON pages are built from rows
 where that gives the same bytes: plain resources without objects
-(:mod:`tastypie_djony.fastpath`), resources with hooks on Tastypie's bundles
-whose objects are built only when read (:mod:`tastypie_djony.hooked`).
+(:mod:`tastypie_djony.serve.plan`), resources with hooks on Tastypie's bundles
+whose objects are built only when read (:mod:`tastypie_djony.serve.plan`).
 """
 
 from __future__ import annotations
@@ -32,31 +32,20 @@ from django.http import HttpResponse
 from pony.orm import db_session
 from pony.orm import rollback as pony_rollback
 from tastypie import http
-from tastypie.authorization import Authorization, ReadOnlyAuthorization
 from tastypie.bundle import Bundle
 from tastypie.cache import NoCache
 from tastypie.contrib.contenttypes.fields import GenericForeignKeyField
-from tastypie.exceptions import BadRequest, ImmediateHttpResponse, InvalidFilterError, NotFound
+from tastypie.exceptions import BadRequest, ImmediateHttpResponse, InvalidFilterError
 from tastypie.fields import FileField, ToManyField, ToOneField
-from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass, Resource
-from tastypie.utils.mime import build_content_type
+from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass
 
 from djony.serving import assignments_not_saved, pin_reads, write_alias, writing
 from tastypie_djony.apikey import is_authenticated as apikey_authenticated
 from tastypie_djony.apikey import kept_lookup
-from tastypie_djony.authorization import authorize_read_detail, reads_only_the_class
 from tastypie_djony.bodies import BodiesMixin
 from tastypie_djony.checks import register_resource, unservable_reason
 from tastypie_djony.contenttypes import DjonyGenericForeignKeyField
-from tastypie_djony.detailsql import filtered_list, kept_detail
-from tastypie_djony.fastpath import (
-    Fallback,
-    ListPlan,
-    NotPlannable,
-    check_same_answer,
-    render_json,
-    verifying,
-)
+from tastypie_djony.declines import NotPlannable
 from tastypie_djony.fields import (
     DjonyToOneField,
     SetField,
@@ -65,17 +54,24 @@ from tastypie_djony.fields import (
     as_to_one_field,
     with_mixin,
 )
-from tastypie_djony.hooked import BundlePlan, PageBundle, simple
 from tastypie_djony.objectlist import DjonyObjectList
-from tastypie_djony.related import Relation, ToOneRelation, make_loader, make_to_one_loader
+from tastypie_djony.related import (
+    MAX_DEPTH,
+    Relation,
+    ToOneRelation,
+    chain_loaders,
+    make_loader,
+    make_to_one_loader,
+)
+from tastypie_djony.serve.detail import serve_detail
+from tastypie_djony.serve.lists import serve_list
+from tastypie_djony.serve.plan import BundlePlan, ListPlan
 from tastypie_djony.sessions import OutsideRequestMixin, in_session
-from tastypie_djony.uris import stock_uri_method, uris_of
+from tastypie_djony.stock import OBJECT, detail_authorization, plannable, stock_uri_method
+from tastypie_djony.uris import uris_of
 from tastypie_djony.write.flow import DjangoWritesMixin
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
-
-#: How deep ``full=True`` related resources get their own lists pre-loaded.
-MAX_LOADER_DEPTH = 3
 
 
 class DjonyDeclarativeMetaclass(ModelDeclarativeMetaclass):
@@ -145,7 +141,7 @@ def _served_by_pony(get_object_list: Callable) -> Callable:
 
 
 #: What a resource instance keeps once built: :func:`~tastypie_djony.uris.uris_of`'s
-#: URIs, the fast path's plans, :mod:`~tastypie_djony.detailsql`'s compiled details,
+#: URIs, the fast path's plans, :mod:`~tastypie_djony.serve.detail`'s compiled details,
 #: the page loaders.
 BUILT_ON_USE = (
     "_djony_uris",
@@ -279,7 +275,7 @@ class DjonyResource(
         return loaders
 
     def _nested_loaders(self, field: Any, depth: int) -> Callable[[list], None] | None:
-        if not field.full or depth >= MAX_LOADER_DEPTH:
+        if not field.full or depth >= MAX_DEPTH:
             return None
         related_resource = field.to_class()
         if not isinstance(related_resource, DjonyResource):
@@ -359,13 +355,13 @@ class DjonyResource(
         except ValueError:
             raise BadRequest("Invalid resource lookup data provided (mismatched type).") from None
 
-    # -- the fast path (tastypie_djony.fastpath) ---------------------------------
+    # -- the fast path (tastypie_djony.serve) ---------------------------------
     def list_plan(self, request: Any, for_list: bool = True) -> ListPlan | None:
         """How to build this request's JSON page without objects, or ``None``.
 
         ``None`` (Tastypie's general path) when ``Meta.fast_path = False``, for
         other formats, and whenever the resource has hooks or fields the plan
-        cannot reproduce byte for byte; see :mod:`tastypie_djony.fastpath`.
+        cannot reproduce byte for byte; see :mod:`tastypie_djony.serve.plan`.
         """
         return self._plan(ListPlan, request, for_list)
 
@@ -375,7 +371,7 @@ class DjonyResource(
         For resources :meth:`list_plan` declines because of a ``dehydrate()`` or
         ``dehydrate_<field>()`` hook or a field only an object can give: Tastypie's
         ``full_dehydrate`` order on bundles whose values come from the page's rows
-        and whose objects are built only when read; see :mod:`tastypie_djony.hooked`.
+        and whose objects are built only when read; see :mod:`tastypie_djony.serve.plan`.
         """
         return self._plan(BundlePlan, request, for_list)
 
@@ -386,7 +382,7 @@ class DjonyResource(
         nested plans); what depends on the request (URI prefixes, language) is
         read for each page.
         """
-        if not getattr(self._meta, "fast_path", True):
+        if not plannable(self):
             return None
         if self.determine_format(request) != "application/json":
             return None
@@ -402,19 +398,16 @@ class DjonyResource(
     def detail_plan(self, request: Any) -> ListPlan | BundlePlan | None:
         """The plan for a detail (no cache), or ``None``.
 
-        The row-built :class:`~tastypie_djony.fastpath.ListPlan` only with Tastypie's
-        own ``Authorization``/``ReadOnlyAuthorization`` (whose ``read_detail`` never
-        looks at the object) and the stock ``authorized_read_detail``; otherwise a
-        :class:`~tastypie_djony.hooked.BundlePlan`, whose authorization hooks get the
-        found object (built when they read ``bundle.obj``), as in ``obj_get``.
+        The row-built :class:`~tastypie_djony.serve.plan.ListPlan` when the detail's
+        authorization needs no object (:func:`~tastypie_djony.stock.detail_authorization`:
+        Tastypie's ``Authorization``/``ReadOnlyAuthorization``, or a stock
+        ``DjangoAuthorization``, which needs the model class only); otherwise a
+        :class:`~tastypie_djony.serve.plan.BundlePlan`, whose authorization hooks get
+        the found object (built when they read ``bundle.obj``), as in ``obj_get``.
         """
         if type(self._meta.cache) is not NoCache:
             return None
-        stock_authorization = (
-            type(self._meta.authorization) in (Authorization, ReadOnlyAuthorization)
-            and type(self).authorized_read_detail is Resource.authorized_read_detail
-        )
-        if stock_authorization:
+        if detail_authorization(self) != OBJECT:
             plan = self.list_plan(request, for_list=False)
             if plan is not None:
                 return plan
@@ -424,55 +417,10 @@ class DjonyResource(
     def get_detail(self, request: Any, **kwargs: Any) -> Any:
         """Tastypie's ``get_detail``; JSON is built from the row (the object only when read)."""
         plan = self.detail_plan(request)
+        general = functools.partial(super().get_detail, request, **kwargs)
         if plan is None:
-            return super().get_detail(request, **kwargs)
-        filters = self.remove_api_resource_names(kwargs)
-        applicable = self.build_filters(filters=filters, ignore_bad_filters=True)
-        if self._meta.detail_uri_name in filters:
-            applicable[self._meta.detail_uri_name] = filters[self._meta.detail_uri_name]
-        try:
-            object_list = filtered_list(self, DjonyResource, request, applicable)
-            if object_list is None:
-                object_list = self.apply_filters(request, applicable)
-            kept = kept_detail(self, DjonyResource, applicable, object_list)
-            if isinstance(plan, BundlePlan):
-                _check_rows_serve(object_list)
-                page = object_list[:2]
-                found = plan.prepare(page.with_loaders(plan.loaders(page)), kept)
-                count = len(found.values)
-            else:
-                found = plan.objects(object_list[:2], kept)
-                count = len(found)
-        except ValueError:
-            raise NotFound("Invalid resource lookup data provided (mismatched type).") from None
-        except Fallback:
-            return super().get_detail(request, **kwargs)
-        if not count:
-            return http.HttpNotFound()
-        if count > 1:
-            return http.HttpMultipleChoices("More than one resource is found at this URI.")
-        if isinstance(plan, BundlePlan):
-            # As obj_get: the hooks get the filtered list and a bundle of the found object,
-            # and what they leave in bundle.obj is the object dehydrated.
-            checked = PageBundle(found.objects, 0, request)
-            if reads_only_the_class(self):  # DjangoAuthorization: no object built for it
-                authorize_read_detail(self, request, object_list.model)
-            else:
-                self.authorized_read_detail(object_list, checked)
-            if checked.holds_its_row():
-                bundle = plan.dehydrate_row(found, 0, request)
-            else:
-                bundle = self.full_dehydrate(self.build_bundle(obj=checked.obj, request=request))
-            bundle = self.alter_detail_data_to_serialize(request, bundle)
-            body = render_json(simple(bundle, self._meta.serializer, {}))
-        else:
-            # The stock hook with a stock authorization: it answers without the object.
-            self.authorized_read_detail(object_list, self.build_bundle(request=request))
-            body = render_json(found[0])
-        response = HttpResponse(body, content_type=build_content_type("application/json"))
-        if verifying():
-            check_same_answer(self, request, response, super().get_detail(request, **kwargs))
-        return response
+            return general()
+        return serve_detail(self, DjonyResource, plan, request, kwargs, general)
 
     @in_session()
     def get_list(self, request: Any, **kwargs: Any) -> Any:
@@ -480,57 +428,9 @@ class DjonyResource(
         plan = self.list_plan(request) or self.bundle_plan(request)
         if plan is None:
             return super().get_list(request, **kwargs)
-        base_bundle = self.build_bundle(request=request)
-        objects = self.obj_get_list(bundle=base_bundle, **self.remove_api_resource_names(kwargs))
-        sorted_objects = self.apply_sorting(objects, options=request.GET)
-        paginator = self._meta.paginator_class(
-            request.GET,
-            sorted_objects,
-            resource_uri=self.get_resource_uri(),
-            limit=self._meta.limit,
-            max_limit=self._meta.max_limit,
-            collection_name=self._meta.collection_name,
+        return serve_list(
+            self, plan, request, kwargs, functools.partial(self._general_list, request)
         )
-        page = paginator.page()
-        collection = self._meta.collection_name
-        if isinstance(plan, BundlePlan):
-            return self._bundle_list(request, page, plan)
-        try:
-            if not isinstance(page[collection], DjonyObjectList):
-                raise Fallback
-            rows = plan.objects(page[collection])
-        except Fallback:
-            return self._general_list(request, page)
-        simple = self._meta.serializer.to_simple(
-            {key: value for key, value in page.items() if key != collection}, None
-        )
-        simple[collection] = rows
-        response = HttpResponse(
-            render_json(simple), content_type=build_content_type("application/json")
-        )
-        if verifying():
-            check_same_answer(self, request, response, self._general_list(request, page))
-        return response
-
-    def _bundle_list(self, request: Any, page: dict, plan: BundlePlan) -> HttpResponse:
-        """The rest of ``get_list`` with :class:`~tastypie_djony.hooked.BundlePlan`'s bundles."""
-        collection = self._meta.collection_name
-        object_list = page[collection]
-        try:
-            _check_rows_serve(object_list)
-            bundles = plan.bundles(object_list.with_loaders(plan.loaders(object_list)), request)
-        except Fallback:
-            return self._general_list(request, page)
-        served = dict(page)
-        served[collection] = bundles
-        served = self.alter_list_data_to_serialize(request, served)
-        response = HttpResponse(
-            render_json(simple(served, self._meta.serializer, {})),
-            content_type=build_content_type("application/json"),
-        )
-        if verifying():
-            check_same_answer(self, request, response, self._general_list(request, page))
-        return response
 
     def _general_list(self, request: Any, page: dict) -> HttpResponse:
         """The rest of Tastypie's ``get_list`` for a page of objects."""
@@ -605,23 +505,3 @@ def xml_safe(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [xml_safe(item) for item in value]
     return value
-
-
-def _check_rows_serve(object_list: Any) -> None:
-    """Raise :class:`~tastypie_djony.fastpath.Fallback` unless the bundle path may read
-    ``object_list``'s rows: an unevaluated ``DjonyObjectList`` in a session with no
-    unflushed changes (objects deleted in it would be left out of the rows)."""
-    if not isinstance(object_list, DjonyObjectList) or object_list._result is not None:
-        raise Fallback
-    if object_list.entity._database_._get_cache().modified:
-        raise Fallback
-
-
-def chain_loaders(loaders: list[Callable[[list], None]]) -> Callable[[list], None]:
-    """One loader running ``loaders`` in turn."""
-
-    def load(objects: list) -> None:
-        for loader in loaders:
-            loader(objects)
-
-    return load

@@ -31,41 +31,14 @@ from django.conf import settings
 from django.core.exceptions import FieldDoesNotExist
 from django.urls import NoReverseMatch, get_script_prefix, get_urlconf
 from django.utils.translation import get_language
-from tastypie.resources import BaseModelResource, NamespacedModelResource, Resource
 
 from djony.serving import BoundedCache
+from tastypie_djony.stock import stock_uris
 
 _SENTINEL = 7919_0000_0000_0000_7919
 
 #: Values ``reverse()`` inserts unchanged (no quoting).
 _PLAIN = re.compile(r"[A-Za-z0-9_-]+")
-
-#: The methods whose stock versions make a URI a function of the key alone.
-URI_METHODS = (
-    "get_resource_uri",
-    "detail_uri_kwargs",
-    "resource_uri_kwargs",
-    "_build_reverse_url",
-    "base_urls",
-    "prepend_urls",
-    "override_urls",
-)
-
-_STOCK = {
-    name: {getattr(base, name) for base in (Resource, BaseModelResource, NamespacedModelResource)}
-    for name in URI_METHODS
-}
-
-
-def stock_uri_method(method: Callable) -> Callable:
-    """Mark an override that builds the same URI as Tastypie's method of that name."""
-    _STOCK[method.__name__].add(method)
-    return method
-
-
-def stock_uris(cls: type) -> bool:
-    """Whether every URI method of ``cls`` is Tastypie's own (or marked as equivalent)."""
-    return all(getattr(cls, name, None) in _STOCK[name] for name in URI_METHODS)
 
 
 def uris_of(resource: Any) -> DetailUris:

@@ -14,7 +14,7 @@ from tastypie.models import ApiKey
 
 from benchmarks import tutorial
 from example_project.showcase import seeding
-from tastypie_djony import hooked
+from tastypie_djony.serve import bundles
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("example_project.urls")]
 
@@ -88,13 +88,13 @@ def test_without_a_key_both_answer_401(client, seeded):
 def reads_of_obj(monkeypatch):
     """Count the reads of ``bundle.obj`` on the bundle path."""
     reads = []
-    stock = hooked.PageBundle.obj
+    stock = bundles.PageBundle.obj
 
     def counted(bundle):
         reads.append(bundle)
         return stock.fget(bundle)
 
-    monkeypatch.setattr(hooked.PageBundle, "obj", property(counted, stock.fset))
+    monkeypatch.setattr(bundles.PageBundle, "obj", property(counted, stock.fset))
     return reads
 
 

@@ -157,8 +157,8 @@ def test_an_overridden_get_object_list_whose_filter_changes_is_honoured_on_every
 def test_the_detail_list_built_from_an_earlier_one_is_what_apply_filters_gives():
     from django.test import RequestFactory
 
-    from tastypie_djony.detailsql import filtered_list
     from tastypie_djony.resources import DjonyResource
+    from tastypie_djony.serve.detail import filtered_list
 
     testing.reset()
     resource = patterns_api.APIS["v3"]._registry["novel"]

@@ -1,7 +1,7 @@
-"""Resources with hooks on the bundle path (issue 12: :mod:`tastypie_djony.hooked`).
+"""Resources with hooks on the bundle path (issue 12: :mod:`tastypie_djony.serve.plan`).
 
 ModelResource (``/zm/``) is the reference for every answer; ``/zf/`` serves these through
-:class:`~tastypie_djony.hooked.BundlePlan` (``DJONY_VERIFY_FAST_PATH`` also renders its
+:class:`~tastypie_djony.serve.plan.BundlePlan` (``DJONY_VERIFY_FAST_PATH`` also renders its
 general path), ``/zg/`` takes the general path.  The hooks write what they saw into the
 answer (which fields ``bundle.data`` held, its values' types, the object's ``repr``), so a
 hook that ran in another order or on other values changes the bytes.
@@ -11,7 +11,9 @@ import pytest
 from django.test import RequestFactory
 
 from djony.querysets import PonyQuerySet
-from tastypie_djony.hooked import BundlePlan, PageBundle, simple
+from tastypie_djony.serve.bundles import PageBundle
+from tastypie_djony.serve.convert import simple
+from tastypie_djony.serve.plan import BundlePlan
 from tests.zoo.testing import FORMATS, with_format, zoo  # noqa: F401
 from tests.zoo.urls import APIS
 

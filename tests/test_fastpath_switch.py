@@ -2,7 +2,7 @@
 
 ``Meta.fast_path = False`` sends every request of a resource down Tastypie's general path;
 ``DJONY_VERIFY_FAST_PATH = True`` (on in the test settings) renders both paths for every
-request the fast path serves and raises :class:`~tastypie_djony.fastpath.FastPathMismatch`
+request the fast path serves and raises :class:`~tastypie_djony.serve.verify.FastPathMismatch`
 on any difference.
 """
 
@@ -11,8 +11,8 @@ import json
 import pytest
 from django.test import RequestFactory, override_settings
 
-from tastypie_djony.fastpath import FastPathMismatch
-from tastypie_djony.hooked import BundlePlan
+from tastypie_djony.serve.plan import BundlePlan
+from tastypie_djony.serve.verify import FastPathMismatch
 from tests.zoo.testing import zoo  # noqa: F401
 from tests.zoo.urls import APIS
 
@@ -62,14 +62,16 @@ def test_other_formats_are_declined():
 
 
 def _tampered(monkeypatch):
-    from tastypie_djony import resources
+    """The served pages' JSON renders one name wrong (the lists' and the details' renderer)."""
+    from tastypie_djony.serve import convert, detail, lists
+
+    original = convert.render_json
 
     def render(data):
-        text = resources.__dict__["_original_render_json"](data)
-        return text.replace('"Zebra"', '"Zebu"')
+        return original(data).replace('"Zebra"', '"Zebu"')
 
-    monkeypatch.setitem(resources.__dict__, "_original_render_json", resources.render_json)
-    monkeypatch.setattr(resources, "render_json", render)
+    monkeypatch.setattr(lists, "render_json", render)
+    monkeypatch.setattr(detail, "render_json", render)
 
 
 @pytest.mark.parametrize("url", ["/zf/animal/", "/zf/animal/{a0}/"])
@@ -95,7 +97,7 @@ def test_without_verification_the_fast_answer_is_served(zoo, monkeypatch):  # no
 
 
 def test_verification_accepts_rows_the_ordering_does_not_decide_between() -> None:
-    from tastypie_djony.fastpath import _same_rows_in_another_order
+    from tastypie_djony.serve.verify import _same_rows_in_another_order
 
     page = b'{"meta": {"total_count": 2}, "objects": [{"id": 1}, {"id": 2}]}'
     swapped = b'{"meta": {"total_count": 2}, "objects": [{"id": 2}, {"id": 1}]}'

@@ -46,13 +46,13 @@ from tastypie.exceptions import BadRequest
 
 from djony.serving import is_django_instance, is_entity_object, write_alias
 from tastypie_djony.bodies import PARSER_ERRORS, unreadable_body
+from tastypie_djony.mode import is_write, writing_objects
 from tastypie_djony.write.errors import (
     DJANGO_REFUSED,
     UNSTORABLE,
     raised_by_value_conversion,
     refused_by_driver,
 )
-from tastypie_djony.write.mode import is_write, writing_objects
 from tastypie_djony.write.refusals import invalid_data_message, refusal_message
 
 

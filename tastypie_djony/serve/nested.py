@@ -4,7 +4,7 @@ On Tastypie's path a ``full=True`` field dehydrates each related object with its
 resource's ``full_dehydrate``: for every owner, every related object gets a fresh
 bundle, the related resource's fields and hooks, in detail mode (Tastypie's
 ``dehydrate_related`` calls ``full_dehydrate(bundle)`` without ``for_list``).  Here a
-nested :class:`~tastypie_djony.hooked.BundlePlan` of the related resource does the
+nested :class:`~tastypie_djony.serve.plan.BundlePlan` of the related resource does the
 same for the whole page at once: the related keys of every owner in one query (the one
 the page loader runs), the related rows in one more (the objects' query of the page
 loader, ``_default_manager.filter(pk__in=...)``), then, for each owner when its field
@@ -16,7 +16,7 @@ Used for a stock ``SetField`` or ``DjonyToOneField`` whose ``full`` is ``True`` 
 ``full_list``/``full_detail`` for this page a plain ``True``, no callable) over a plain
 relation to a model that is no proxy, whose related resource (the instance
 ``get_related_resource`` would give) is a ``DjonyResource`` with a bundle plan of its
-own, at most :data:`MAX_DEPTH` levels deep; any other field keeps its own
+own, at most :data:`~tastypie_djony.related.MAX_DEPTH` levels deep; any other field keeps its own
 ``dehydrate``.  A related key whose row the second query does not return (a to-one
 outside the default manager, a row deleted in between), or a missing to-one that the
 field does not allow, sends the request to the general path before any hook ran.
@@ -26,13 +26,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from djony.serving import KeptQueries, NotKeptForValue, OneValueQuery, plain_manager
-from tastypie_djony.fastpath import Fallback, NotPlannable
+from djony.serving import (
+    KeptQueries,
+    NotKeptForValue,
+    OneValueQuery,
+    entity_for,
+    has_entity_subclasses,
+    plain_manager,
+)
+from tastypie_djony.declines import Fallback, NotPlannable
 from tastypie_djony.fields import SetField, stock_related_class
-from tastypie_djony.related import Relation, ToOneRelation
-
-#: How many levels of ``full=True`` resources get nested plans (as the page loaders).
-MAX_DEPTH = 3
+from tastypie_djony.related import MAX_DEPTH, Relation, ToOneRelation, chain_loaders
+from tastypie_djony.serve.bundles import Prepared
+from tastypie_djony.stock import plannable
 
 
 def nested_field(plan: Any, field: Any) -> Nested | None:
@@ -47,25 +53,18 @@ def nested_field(plan: Any, field: Any) -> Nested | None:
     relation = (Relation if kind is SetField else ToOneRelation).find(model, field.attribute)
     if relation is None or relation.target._meta.proxy:
         return None
-    from djony.serving import entity_for
-    from tastypie_djony.hooked import BundlePlan
-    from tastypie_djony.resources import MAX_LOADER_DEPTH, DjonyResource, chain_loaders
-
-    entity = entity_for(relation.target)
-    if entity._subclasses_:
+    if has_entity_subclasses(relation.target):
         return None
-    related_resource = _related_resource(field, entity)
-    if not isinstance(related_resource, DjonyResource):
+    related_resource = _related_resource(field, entity_for(relation.target))
+    if not isinstance(related_resource, plan.base) or not plannable(related_resource):
         return None
     try:
-        related_plan = BundlePlan(
-            related_resource, DjonyResource, for_list=False, depth=plan.depth + 1
-        )
+        related_plan = type(plan)(related_resource, plan.base, for_list=False, depth=plan.depth + 1)
     except NotPlannable:
         return None
     related_plan._column("pk")
     loaders = None
-    if plan.depth < MAX_LOADER_DEPTH:  # as DjonyResource._nested_loaders, for this plan
+    if plan.depth < MAX_DEPTH:  # as DjonyResource._nested_loaders, for this plan
         inner = related_plan.needed_loaders(related_resource.page_loaders(plan.depth + 1))
         loaders = chain_loaders(list(inner)) if inner else None
     if kind is SetField:
@@ -126,7 +125,6 @@ class Nested:
 
     def related_page(self, keys: set) -> tuple[Any, dict[Any, int]]:
         """The related rows of ``keys`` (the page loader's query) and each key's position."""
-        from tastypie_djony.hooked import Prepared
         from tastypie_djony.objectlist import DjonyObjectList
 
         if not keys:

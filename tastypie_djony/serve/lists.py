@@ -1,0 +1,68 @@
+"""A list page: Tastypie's ``get_list`` up to the page, then the plan's values.
+
+Filtering, authorization (``authorized_read_list`` runs on every page), sorting and
+pagination are Tastypie's own code on the object list; only the page's objects are
+served by the plan: straight to simple values by the row-built plan, or as
+dehydrated bundles (hooks called where Tastypie calls them) by the bundle plan.  A page
+that is not an unevaluated query, or a row the plan cannot reproduce, is answered by
+``general(page)``: Tastypie's own dehydration of the same page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.http import HttpResponse
+from tastypie.utils.mime import build_content_type
+
+from tastypie_djony.declines import Fallback
+from tastypie_djony.objectlist import check_rows_serve
+from tastypie_djony.serve.convert import render_json, simple
+from tastypie_djony.serve.plan import BundlePlan
+from tastypie_djony.serve.verify import check_same_answer, verifying
+
+
+def serve_list(
+    resource: Any, plan: Any, request: Any, kwargs: dict, general: Callable[[dict], Any]
+) -> HttpResponse:
+    """``get_list`` by ``plan``; ``general(page)`` is the rest of Tastypie's ``get_list``."""
+    base_bundle = resource.build_bundle(request=request)
+    objects = resource.obj_get_list(
+        bundle=base_bundle, **resource.remove_api_resource_names(kwargs)
+    )
+    sorted_objects = resource.apply_sorting(objects, options=request.GET)
+    meta = resource._meta
+    paginator = meta.paginator_class(
+        request.GET,
+        sorted_objects,
+        resource_uri=resource.get_resource_uri(),
+        limit=meta.limit,
+        max_limit=meta.max_limit,
+        collection_name=meta.collection_name,
+    )
+    page = paginator.page()
+    collection = meta.collection_name
+    object_list = page[collection]
+    try:
+        check_rows_serve(object_list)
+        if isinstance(plan, BundlePlan):
+            served = dict(page)
+            served[collection] = plan.bundles(
+                object_list.with_loaders(plan.loaders(object_list)), request
+            )
+            data = simple(
+                resource.alter_list_data_to_serialize(request, served), meta.serializer, {}
+            )
+        else:
+            rows = plan.objects(object_list)
+            data = meta.serializer.to_simple(
+                {key: value for key, value in page.items() if key != collection}, None
+            )
+            data[collection] = rows
+    except Fallback:
+        return general(page)
+    response = HttpResponse(render_json(data), content_type=build_content_type("application/json"))
+    if verifying():
+        check_same_answer(resource, request, response, general(page))
+    return response

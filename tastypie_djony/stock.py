@@ -1,0 +1,134 @@
+"""What of a resource is Tastypie's own: the one place that decides it.
+
+A serving path may skip work only where the resource does what Tastypie's own code
+does; every path asks here:
+
+* :func:`overridden_hooks`: which of the page-shaping methods (:data:`HOOKS`) the
+  resource's class overrides (the plans);
+* :func:`stock_uris`: whether a resource's URIs come from Tastypie's URI methods
+  alone, so that a URI is a function of the key (:mod:`tastypie_djony.uris`);
+* :func:`reads_meta_queryset`: whether its object list is ``Meta.queryset`` as it
+  is (kept detail SQL, :mod:`tastypie_djony.serve.detail`);
+* :func:`detail_authorization`: what a detail's authorization needs to see (nothing,
+  the model class, or the object).
+
+A method counts as Tastypie's own when it is the one ``base`` (``DjonyResource``)
+has, or one marked equivalent with :func:`stock_uri_method`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.db import models
+from tastypie.authorization import Authorization, DjangoAuthorization, ReadOnlyAuthorization
+from tastypie.resources import BaseModelResource, NamespacedModelResource, Resource
+from tastypie.serializers import Serializer
+
+#: Resource methods that, when overridden, change what a page contains.  The URI
+#: methods are :data:`URI_METHODS`.
+HOOKS = (
+    "full_dehydrate",
+    "dehydrate",
+    "dehydrate_resource_uri",
+    "alter_list_data_to_serialize",
+    "alter_detail_data_to_serialize",
+    "obj_get",
+    "cached_obj_get",
+    "create_response",
+    "serialize",
+    "build_bundle",
+)
+
+#: Of :data:`HOOKS`, those the bundle path calls where Tastypie calls them (overrides welcome).
+CALLED_HOOKS = frozenset(
+    {"dehydrate", "alter_list_data_to_serialize", "alter_detail_data_to_serialize"}
+)
+
+#: The methods whose stock versions make a URI a function of the key alone.
+URI_METHODS = (
+    "get_resource_uri",
+    "detail_uri_kwargs",
+    "resource_uri_kwargs",
+    "_build_reverse_url",
+    "base_urls",
+    "prepend_urls",
+    "override_urls",
+)
+
+_STOCK_URI_METHODS = {
+    name: {getattr(base, name) for base in (Resource, BaseModelResource, NamespacedModelResource)}
+    for name in URI_METHODS
+}
+
+#: ``DjangoAuthorization``'s methods a detail read goes through.
+READ_DETAIL_METHODS = ("read_detail", "perm_obj_checks", "base_checks", "check_user_perm")
+
+#: What a detail's authorization needs (see :func:`detail_authorization`).
+NOTHING, MODEL_CLASS, OBJECT = "nothing", "model class", "object"
+
+
+def plannable(resource: Any) -> bool:
+    """Whether ``resource`` lets a plan serve it at all (``Meta.fast_path``, default ``True``)."""
+    return bool(getattr(resource._meta, "fast_path", True))
+
+
+def overridden_hooks(cls: type, base: type) -> frozenset[str]:
+    """The :data:`HOOKS` ``cls`` defines otherwise than ``base``, plus a custom serializer's."""
+    return frozenset(hook for hook in HOOKS if getattr(cls, hook) is not getattr(base, hook))
+
+
+def stock_serializer(resource: Any) -> bool:
+    """Whether ``resource`` serialises with Tastypie's own ``Serializer`` class."""
+    return type(resource._meta.serializer) is Serializer
+
+
+def stock_uri_method(method: Callable) -> Callable:
+    """Mark an override that builds the same URI as Tastypie's method of that name."""
+    _STOCK_URI_METHODS[method.__name__].add(method)
+    return method
+
+
+def stock_uris(cls: type) -> bool:
+    """Whether every URI method of ``cls`` is Tastypie's own (or marked as equivalent)."""
+    return all(getattr(cls, name, None) in _STOCK_URI_METHODS[name] for name in URI_METHODS)
+
+
+def reads_meta_queryset(resource: Any, base: type) -> bool:
+    """Whether ``resource``'s filtered object list is ``Meta.queryset`` as it is.
+
+    ``get_object_list`` and ``apply_filters`` are ``base``'s, and ``Meta.queryset`` is a
+    plain ``QuerySet`` (a custom class may add conditions when it is cloned).
+    """
+    cls = type(resource)
+    return (
+        cls.get_object_list is base.get_object_list
+        and cls.apply_filters is base.apply_filters
+        and type(resource._meta.queryset) is models.QuerySet
+    )
+
+
+def detail_authorization(resource: Any) -> str:
+    """What ``authorized_read_detail`` needs to answer for a detail of ``resource``.
+
+    :data:`NOTHING`: Tastypie's ``Authorization``/``ReadOnlyAuthorization``, whose
+    ``read_detail`` never looks at the object; :data:`MODEL_CLASS`: a stock
+    ``DjangoAuthorization``, which reads ``bundle.obj`` for its class only
+    (:mod:`tastypie_djony.authorization`); :data:`OBJECT`: anything else, or an
+    override of ``authorized_read_detail``.
+    """
+    if type(resource).authorized_read_detail is not Resource.authorized_read_detail:
+        return OBJECT
+    authorization = resource._meta.authorization
+    kind = type(authorization)
+    if kind in (Authorization, ReadOnlyAuthorization):
+        return NOTHING
+    if not isinstance(authorization, DjangoAuthorization):
+        return OBJECT
+    own = vars(authorization)
+    stock = all(
+        getattr(kind, name) is getattr(DjangoAuthorization, name) and name not in own
+        for name in READ_DETAIL_METHODS
+    )
+    return MODEL_CLASS if stock else OBJECT
