@@ -20,10 +20,10 @@ from django.core.exceptions import FieldDoesNotExist, ObjectDoesNotExist
 from django.db.models.fields.files import FieldFile
 from tastypie import fields as tastypie_fields
 from tastypie.bundle import Bundle
-from tastypie.exceptions import ApiFieldError
 from tastypie.fields import FileField, RelatedField, ToManyField, ToOneField
 
 from tastypie_djony.mode import is_write
+from tastypie_djony.nulls import empty_attribute, no_primary_key, related_may_be_absent
 from tastypie_djony.related import (
     Relation,
     ToOneRelation,
@@ -61,11 +61,8 @@ class SetField(ToManyField):
         if relation is None:
             return super().dehydrate(bundle, for_list=for_list)
         if not owner or not owner.pk:
-            if not self.null:
-                raise ApiFieldError(
-                    f"The model '{owner!r}' does not have a primary key and can not be "
-                    "used in a ToMany context."
-                )
+            if not related_may_be_absent(self):
+                raise no_primary_key(owner)
             return []
         return self._dehydrate_relation(bundle, for_list, relation, owner, stored=True)
 
@@ -82,11 +79,8 @@ class SetField(ToManyField):
             except ObjectDoesNotExist:
                 owner = None
             if owner is None:
-                if not self.null:
-                    raise ApiFieldError(
-                        f"The model '{previous!r}' has an empty attribute '{attr}' and doesn't "
-                        "allow a null value."
-                    )
+                if not related_may_be_absent(self):
+                    raise empty_attribute(previous, attr)
                 return []
         model = model_of(owner)
         relation = Relation.find(model, last) if model is not None else None
@@ -147,11 +141,8 @@ class DjonyToOneField(ToOneField):
         if not stored:
             return super().dehydrate(bundle, for_list=for_list)
         if related is None:
-            if not self.null:
-                raise ApiFieldError(
-                    f"The model '{bundle.obj!r}' has an empty attribute '{self.attribute}' and "
-                    "doesn't allow a null value."
-                )
+            if not related_may_be_absent(self):
+                raise empty_attribute(bundle.obj, self.attribute)
             return None
         return self.dehydrate_related(
             Bundle(obj=related, request=bundle.request),

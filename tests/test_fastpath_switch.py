@@ -120,3 +120,41 @@ def test_a_resource_that_has_served_requests_can_be_copied(zoo, api_name):  # no
     assert not any(name.startswith("_djony_") for name in vars(copied))
     answer = copied.get_list(request("/zf/full_hooked_animal/"))
     assert answer.status_code == 200
+
+
+def test_a_full_related_resource_with_the_off_switch_keeps_its_own_dehydrate(monkeypatch):
+    """``Meta.fast_path = False`` on a ``full=True`` related resource: no nested plan for it."""
+    from tastypie_djony.serve.nested import nested_field
+
+    owner = resource("zf", "full_hooked_animal")
+    plan = owner.bundle_plan(request())
+    keeper = owner.fields["keeper"]
+    assert nested_field(plan, keeper) is not None
+    related = keeper.get_related_resource(None)
+    monkeypatch.setattr(related._meta, "fast_path", False, raising=False)
+    for cache in keeper._rel_resources.values():
+        monkeypatch.setattr(cache._meta, "fast_path", False, raising=False)
+    assert nested_field(plan, keeper) is None
+
+
+def test_a_stock_django_authorization_detail_is_served_from_the_row(zoo, monkeypatch):  # noqa: F811
+    """It needs the model class only: the row-built plan, answering as ModelResource does."""
+    from django.contrib.auth.models import User
+    from tastypie.authorization import DjangoAuthorization
+
+    from tastypie_djony.serve.plan import ListPlan
+    from tastypie_djony.stock import MODEL_CLASS, detail_authorization
+
+    for api in ("zm", "zf"):  # the reference and its DjonyResource twin alike
+        monkeypatch.setattr(resource(api, "animal")._meta, "authorization", DjangoAuthorization())
+    animal = resource("zf", "animal")
+    assert detail_authorization(animal) == MODEL_CLASS
+    assert type(animal.detail_plan(request())) is ListPlan
+    url = f"animal/{zoo.ids['a0']}/"
+    answers = {api: zoo.get(url, api) for api in ("zm", "zf")}
+    assert answers["zm"].status_code == answers["zf"].status_code == 401
+    zoo.client.force_login(User.objects.create_superuser("boss", "boss@example.com", "pw"))
+    answers = {api: zoo.get(url, api) for api in ("zm", "zf")}
+    assert answers["zm"].status_code == 200
+    body = answers["zm"].content.replace(b"/zm/", b"/zf/")
+    assert (answers["zf"].status_code, answers["zf"].content) == (200, body)

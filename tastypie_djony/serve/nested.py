@@ -36,6 +36,7 @@ from djony.serving import (
 )
 from tastypie_djony.declines import Fallback, NotPlannable
 from tastypie_djony.fields import SetField, stock_related_class
+from tastypie_djony.nulls import related_may_be_absent
 from tastypie_djony.related import MAX_DEPTH, Relation, ToOneRelation, chain_loaders
 from tastypie_djony.serve.bundles import Prepared
 from tastypie_djony.stock import plannable
@@ -237,7 +238,7 @@ class NestedOne(Nested):
             by_owner = self.relation.related_keys(owner_keys)
         if any(key not in by_owner for key in owner_keys):
             raise Fallback  # an owner the base manager does not see: Tastypie's own walk
-        if not self.field.null and any(by_owner[key] is None for key in owner_keys):
+        if not related_may_be_absent(self.field) and any(by_owner[k] is None for k in owner_keys):
             raise Fallback  # the general path raises Tastypie's error for that object
         prepared, positions = self.related_page(
             {key for key in by_owner.values() if key is not None}

@@ -54,6 +54,7 @@ from tastypie.bundle import Bundle
 
 from tastypie_djony.declines import Fallback, NotPlannable
 from tastypie_djony.fields import DjonyToOneField, SetField, stock_related_class
+from tastypie_djony.nulls import related_may_be_absent, scalar_when_absent
 from tastypie_djony.related import Relation
 from tastypie_djony.serve.bundles import PageBundle, Prepared
 from tastypie_djony.serve.convert import converter, simple_converter
@@ -188,16 +189,12 @@ class ListPlan:
             raise NotPlannable(f"{field.instance_name} reads a relation")
         index = self._column(model_field.name)
         convert = self.converter(field)
-        null, has_default = field.null, field.has_default()
+        absent = scalar_when_absent(field)
 
         def value(row: tuple, page: dict) -> Any:
             raw = row[index]
             if raw is None:
-                if null:
-                    return None
-                if not has_default:
-                    raise Fallback
-                raw = field._default() if callable(field._default) else field._default
+                raw = absent()
                 if raw is None:
                     return None
             return convert(raw)
@@ -239,7 +236,7 @@ class ListPlan:
         if key_field != model_field.target_field.name:
             # e.g. a slug: read through a join (the constraint guarantees the row)
             index = self._column(f"{model_field.name}__{key_field}")
-        null = field.null
+        null = related_may_be_absent(field)
 
         def value(row: tuple, page: dict) -> Any:
             key = row[index]
