@@ -85,6 +85,7 @@ def body_depth(body: bytes | str) -> int:
 
 
 def _kind(value: object) -> str:
+    """A JSON name for what a body holds where an object belongs."""
     if value is None:
         return "null"
     names = {str: "a string", list: "a list", int: "a number", float: "a number", bool: "a boolean"}
@@ -146,9 +147,22 @@ class BodiesMixin:
             kind = getattr(request, "_djony_not_an_object", None)
             if kind is None:
                 raise
-            raise BadRequest(
-                f"The request body must be an object of fields (JSON: {{...}}), got {kind}."
-            ) from None
+            raise BadRequest(not_an_object_message(kind)) from None
+
+
+def require_object_body(deserialized) -> None:
+    """Refuse (a 400) a body that is not an object of fields where one must be.
+
+    A PATCH of one object asks here (Tastypie iterates the body's keys);
+    :class:`BodiesMixin` tells the other cases with the same message.
+    """
+    if not isinstance(deserialized, Mapping):
+        raise BadRequest(not_an_object_message(_kind(deserialized)))
+
+
+def not_an_object_message(kind: str) -> str:
+    """What a client reads when its body holds ``kind`` where an object of fields belongs."""
+    return f"The request body must be an object of fields (JSON: {{...}}), got {kind}."
 
 
 def _json_body_not_an_object(request) -> bool:

@@ -49,7 +49,7 @@ def _static(resource: Any, base: type, applicable: dict) -> bool:
         reads_meta_queryset(resource, base)
         and list(applicable) == [name]
         and type(applicable[name]) is str
-        and applicable[name] != ""  # Oracle reads '' as NULL: Django's filter decides
+        and applicable[name] != ""  # Django's filter decides (a backend may read '' as NULL)
     )
 
 

@@ -45,7 +45,7 @@ from tastypie.bundle import Bundle
 from tastypie.exceptions import BadRequest
 
 from djony.serving import is_django_instance, is_entity_object, write_alias
-from tastypie_djony.bodies import PARSER_ERRORS, unreadable_body
+from tastypie_djony.bodies import PARSER_ERRORS, require_object_body, unreadable_body
 from tastypie_djony.mode import is_write, writing_objects
 from tastypie_djony.write.errors import (
     DJANGO_REFUSED,
@@ -273,12 +273,8 @@ class DjangoWritesMixin:
             raise BadRequest(unreadable_body(exc.__context__)) from None
         except (RecursionError, UnicodeError, ValueError, *PARSER_ERRORS) as exc:
             raise BadRequest(unreadable_body(exc)) from None
-        kinds = getattr(request, "_djony_body_kinds", None)
-        if kinds is not None and not isinstance(deserialized, kinds):
-            raise BadRequest(
-                f"The request body must be an object of fields, got {_kind_of(deserialized)}."
-            )
         if getattr(request, "_djony_patch_detail", False):
+            require_object_body(deserialized)
             self.check_patch_keys(deserialized)
         return deserialized
 
@@ -290,7 +286,6 @@ class DjangoWritesMixin:
         resource does not expose (``{"asave": 1}``) is a ``KeyError``, a 500.  A key
         the instance has not (a manager, ``objects``) is ignored, as by Tastypie.
         """
-        request._djony_body_kinds = (dict,)
         request._djony_patch_detail = True
         return super().patch_detail(request, **kwargs)
 
@@ -343,12 +338,3 @@ def _key(obj: models.Model, value: Any) -> Any:
         return obj._meta.pk.to_python(value)
     except ValidationError:
         return value
-
-
-def _kind_of(value: Any) -> str:
-    """A JSON-ish name for the type of a deserialized body."""
-    if value is None:
-        return "null"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    return f"a {type(value).__name__}"
