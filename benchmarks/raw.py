@@ -53,7 +53,7 @@ GROUPS_SQL = (
     "INNER JOIN auth_group g ON g.id = ug.group_id {where} ORDER BY ug.id"
 )
 API_KEY_SQL = (
-    "SELECT u.is_active, u.is_superuser FROM auth_user u "
+    "SELECT u.id, u.is_active, u.is_superuser FROM auth_user u "
     "INNER JOIN tastypie_apikey k ON k.user_id = u.id WHERE u.username = %s AND k.key = %s"
 )
 
@@ -183,22 +183,28 @@ def _response(data: Any) -> HttpResponse:
     return HttpResponse(body, content_type="application/json")
 
 
-def _refused(request: HttpRequest, floor: Floor) -> HttpResponseBase | None:
-    """For the ``full`` floor: 401 unless the ``ApiKey`` header names an active user
-    with that key (one query); only a superuser is served."""
-    if not floor.full:
-        return None
+def api_key_user(request: HttpRequest, superuser_only: bool) -> int | HttpResponseBase:
+    """The id of the active user the ``ApiKey`` header names with that key (one query), or a
+    401.  ``superuser_only``: the floor checks no permissions, so only a superuser may ask."""
     kind, _, credentials = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
     if kind.lower() != "apikey" or ":" not in credentials:
         return HttpUnauthorized()
     with connection.cursor() as cursor:
         cursor.execute(API_KEY_SQL, credentials.split(":", 1))
         found = cursor.fetchone()
-    if found is None or not found[0]:
+    if found is None or not found[1]:
         return HttpUnauthorized()
-    if not found[1]:
+    if superuser_only and not found[2]:
         raise ValueError("the raw floor checks no permissions; authenticate a superuser")
-    return None
+    return found[0]
+
+
+def _refused(request: HttpRequest, floor: Floor) -> HttpResponseBase | None:
+    """For the ``full`` floor: :func:`api_key_user`'s 401, else ``None``."""
+    if not floor.full:
+        return None
+    found = api_key_user(request, superuser_only=True)
+    return found if isinstance(found, HttpResponseBase) else None
 
 
 def user_list(request: HttpRequest, variant: str = "plain") -> HttpResponseBase:

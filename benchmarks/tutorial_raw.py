@@ -17,19 +17,14 @@ from typing import Any
 from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.urls import reverse
-from tastypie.http import HttpUnauthorized
 
-from benchmarks.raw import _datetime
+from benchmarks.raw import _datetime, api_key_user
 
 API_NAME = "v2"
 MAX_LIMIT = 1000
 DEFAULT_LIMIT = 20
 ENTRY_COLUMNS = ("id", "pub_date", "title", "slug", "body", "user_id")
 USER_COLUMNS = ("id", "date_joined", "first_name", "last_login", "last_name", "username")
-API_KEY_SQL = (
-    "SELECT u.id, u.is_active, u.is_superuser FROM auth_user u "
-    "INNER JOIN tastypie_apikey k ON k.user_id = u.id WHERE u.username = %s AND k.key = %s"
-)
 #: resource -> (the ApiKey header is needed, only a superuser is served: DjangoAuthorization)
 GUARDS = {
     "entry": (True, True),
@@ -49,17 +44,7 @@ def _authenticated(request: HttpRequest, resource: str) -> int | None | HttpResp
     keyed, superuser_only = GUARDS[resource]
     if not keyed:
         return None
-    kind, _, credentials = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
-    if kind.lower() != "apikey" or ":" not in credentials:
-        return HttpUnauthorized()
-    with connection.cursor() as cursor:
-        cursor.execute(API_KEY_SQL, credentials.split(":", 1))
-        found = cursor.fetchone()
-    if found is None or not found[1]:
-        return HttpUnauthorized()
-    if superuser_only and not found[2]:
-        raise ValueError("the raw floor checks no permissions; authenticate a superuser")
-    return found[0]
+    return api_key_user(request, superuser_only)
 
 
 def _entry(row: tuple, uri: str) -> dict[str, Any]:
