@@ -50,6 +50,15 @@ class DjonyObjectList(PonyQuerySet):
     def __init__(self, queryset: models.QuerySet, *args: Any, **kwargs: Any) -> None:
         super().__init__(pin_reads(queryset), *args, **kwargs)  # a write request reads its writes
 
+    @property
+    def _result_cache(self) -> list[Any] | None:
+        """The objects once evaluated, else ``None``: a QuerySet's attribute of that name.
+
+        Project code written for QuerySets reads it (an ``authorized_read_list`` that
+        checks whether the list was evaluated; Tastypie's own tests do).
+        """
+        return self._result
+
     def filter(self, *args: Any, **kwargs: Any) -> DjonyObjectList:
         with _lookup_errors_as_bad_request():
             kwargs = none_as_json_null(self.queryset.query, kwargs)

@@ -168,3 +168,17 @@ def test_combinations_are_object_lists_with_django_semantics(rows):
     copied = copy.deepcopy(evaluated)
     assert copied._result is None and [b.title for b in copied] == [b.title for b in evaluated]
     assert DjonyObjectList[Book] is DjonyObjectList
+
+
+def test_result_cache_is_none_until_evaluated_then_the_objects(rows):
+    """``_result_cache``, which code written for QuerySets reads (Tastypie's own tests do)."""
+    from pony.orm import db_session
+
+    with db_session:
+        object_list = DjonyObjectList(Book.objects.order_by("pk"))
+        queryset = Book.objects.order_by("pk")
+        assert object_list._result_cache is None and queryset._result_cache is None
+        objects, instances = list(object_list), list(queryset)
+        assert objects
+        assert [obj.pk for obj in object_list._result_cache] == [obj.pk for obj in objects]
+        assert [obj.pk for obj in objects] == [obj.pk for obj in instances]
