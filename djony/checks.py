@@ -21,7 +21,8 @@ from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
 
-from djony.mapping import DJANGO_SERVED, declare_entities, has_composite_key, mapped_models
+from djony.mapping import DJANGO_SERVED, declare_entities
+from djony.meta.models import has_composite_key, mapped_models
 
 
 def served_by_django(model: Any, name: str, reason: str) -> checks.CheckMessage:

@@ -39,6 +39,8 @@ from django.utils import timezone
 from pony.orm.core import Entity as PonyEntity
 from pony.orm.core import SetData, del_statuses
 
+from djony.meta.names import reverse_name
+
 HANDLED_BY_PONY = (models.CASCADE, models.SET_NULL)
 
 
@@ -155,8 +157,6 @@ def _forget_references(obj: Any, reverse: str) -> None:
 
 def delete_rules(model: type[models.Model], names: dict[type[models.Model], str]) -> list[Rule]:
     """The relations that decide what deleting a ``model`` row does, as Django sees them."""
-    from djony.mapping import reverse_name
-
     rules = []
     for related in get_candidate_relations_to_delete(model._meta):
         field = related.field

@@ -141,9 +141,9 @@ register(
     "one",
 )
 register(
-    "Options._djony_key_fields",
-    "on a model's _meta: its primary key and unique fields (djony.managers)",
-    "one list per model",
+    "Options._djony_description",
+    "on a model's _meta: what djony reads of it while serving objects (djony.meta.models)",
+    "one per model",
 )
 register(
     "pony.Database caches",

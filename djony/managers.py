@@ -35,6 +35,7 @@ from pony.orm.core import DatabaseSessionIsOver, SetInstance
 from pony.orm.core import Entity as PonyEntity
 
 from djony import instances
+from djony.meta.models import describe
 from djony.querysets import PonyQuerySet
 from djony.sessions import forget_pages, pages_of
 
@@ -48,7 +49,7 @@ def owner_stub(owner: Any) -> models.Model:
     from djony.registry import alias_of
 
     model = owner._meta.model
-    fields = _key_fields(model)
+    fields = describe(model).key_fields
     try:
         values = _key_values(owner, fields)
     except DatabaseSessionIsOver:
@@ -61,20 +62,8 @@ def owner_stub(owner: Any) -> models.Model:
     return model.from_db(alias_of(owner._database_), attnames, values)
 
 
-def _key_values(owner: Any, fields: list[models.Field]) -> list[Any]:
+def _key_values(owner: Any, fields: tuple[models.Field, ...]) -> list[Any]:
     return [owner.pk if field.primary_key else getattr(owner, field.attname) for field in fields]
-
-
-def _key_fields(model: type[models.Model]) -> list[models.Field]:
-    cache = model._meta.__dict__.setdefault("_djony_key_fields", [])
-    if not cache:
-        cache.append(model._meta.pk)
-        cache.extend(
-            f
-            for f in model._meta.local_concrete_fields
-            if f.unique and not f.primary_key and not f.is_relation
-        )
-    return cache
 
 
 def django_manager(owner: Any, accessor: str) -> Any:

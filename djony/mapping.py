@@ -30,7 +30,9 @@ from django.db import models
 from pony.orm import Optional, PrimaryKey
 
 from djony import attributes, deletion, fieldvalues, instances, managers
-from djony.types import DEFAULT_DATA_TYPES, ColumnType, column_type, data_types
+from djony.meta.models import instance_names, is_generic_foreign_key, mapped_models
+from djony.meta.names import entity_names, hidden_name, reverse_name
+from djony.meta.types import DEFAULT_DATA_TYPES, ColumnType, column_type, data_types
 
 #: The start of an :attr:`EntityInfo.unmapped` reason for a field Django serves.
 DJANGO_SERVED = "served by Django: "
@@ -46,53 +48,6 @@ class EntityInfo:
     paths: dict[str, tuple[str, ...]] = dataclass_field(default_factory=dict)
     #: Fields left out, with the reason (reported by the system checks).
     unmapped: dict[str, str] = dataclass_field(default_factory=dict)
-
-
-def mapped_models(all_models: list[type[models.Model]]) -> list[type[models.Model]]:
-    """The models that get an entity: concrete, not proxies, not swapped out, one-column key."""
-    return [
-        model
-        for model in all_models
-        if not model._meta.abstract
-        and not model._meta.proxy
-        and not model._meta.swapped
-        and not has_composite_key(model)
-    ]
-
-
-def has_composite_key(model: type[models.Model]) -> bool:
-    """Whether the primary key is a ``CompositePrimaryKey`` (Django 5.2), which djony leaves out."""
-    composite = getattr(models, "CompositePrimaryKey", None)
-    return composite is not None and isinstance(model._meta.pk, composite)
-
-
-def entity_names(model_list: list[type[models.Model]]) -> dict[type[models.Model], str]:
-    """``ModelName``, or ``App_label_ModelName`` where two apps share a model name.
-
-    (Pony wants entity names to start with a capital letter.)
-    """
-    counts: dict[str, int] = {}
-    for model in model_list:
-        counts[model._meta.object_name] = counts.get(model._meta.object_name, 0) + 1
-    return {
-        model: model._meta.object_name
-        if counts[model._meta.object_name] == 1
-        else f"{model._meta.app_label.capitalize()}_{model._meta.object_name}"
-        for model in model_list
-    }
-
-
-def hidden_name(field: models.Field) -> str:
-    """A reverse attribute name for ``related_name='+'`` that cannot clash."""
-    meta = field.model._meta
-    return f"_djony_{meta.app_label}_{meta.model_name}_{field.name}_rev"
-
-
-def reverse_name(field: models.Field) -> str:
-    """The attribute name of the reverse side of a relation field."""
-    if field.remote_field.hidden:
-        return hidden_name(field)
-    return field.remote_field.get_accessor_name()
 
 
 class _Declarer:
@@ -140,7 +95,7 @@ class _Declarer:
             # create_identifier) reads ``obj._meta`` and ``obj.__class__._meta``.
             body.setdefault("_meta", model._meta)
             self.declare_instance_attributes(model)
-            behaviour = instances.behaviour_base(model, set(body) | _django_names(model))
+            behaviour = instances.behaviour_base(model, set(body) | instance_names(model))
             body.update(instances.entity_methods(model, behaviour))
             body["_get_set_wrapper_subclass_"] = classmethod(managers.set_wrapper_class)
             entity = type(self.names[model], (self.database.Entity, behaviour), body)
@@ -158,7 +113,7 @@ class _Declarer:
         for field in model._meta.private_fields:
             if field.name in body:
                 continue
-            if _is_generic_foreign_key(field):
+            if is_generic_foreign_key(field):
                 body[field.name] = attributes.generic_foreign_key_property(field)
             elif field.is_relation and field.one_to_many and not field.concrete:
                 body[field.name] = managers.manager_property(field.name)  # GenericRelation
@@ -384,22 +339,6 @@ class _Declarer:
                 info.paths[name] = (link.name, *path)
                 body[name] = attributes.inherited_property(link.name, path)
         self.links[model] = links
-
-
-def _is_generic_foreign_key(field: Any) -> bool:
-    return hasattr(field, "ct_field") and hasattr(field, "fk_field") and not field.concrete
-
-
-def _django_names(model: type[models.Model]) -> set[str]:
-    """Names Django gives instances for fields and relations (provided by djony, not copied)."""
-    names = set()
-    for field in model._meta.get_fields(include_hidden=True):
-        names.add(field.name)
-        names.add(getattr(field, "attname", field.name))
-        accessor = getattr(field, "get_accessor_name", None)
-        if accessor is not None and accessor():
-            names.add(accessor())
-    return names
 
 
 def _default(field: models.Field) -> Any:

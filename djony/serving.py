@@ -17,7 +17,6 @@ whole surface it relies on, so djony's modules can move without it noticing.
 from __future__ import annotations
 
 from djony import backends
-from djony.compat import none_as_json_null
 from djony.compiled import (
     KeptQueries,
     NotKeptForValue,
@@ -30,7 +29,8 @@ from djony.descriptor import EntityDescriptor
 from djony.instances import assignments_not_saved, is_django_instance, is_entity_object
 from djony.kept import BoundedCache, register
 from djony.managers import class_attribute
-from djony.mapping import has_composite_key
+from djony.meta.compat import none_as_json_null
+from djony.meta.models import has_composite_key, model_of
 from djony.querysets import Kept, PonyQuerySet, load_to_one
 from djony.registry import entity_for, pin_reads, write_alias, writing
 from djony.sessions import (
@@ -59,6 +59,7 @@ __all__ = [
     "is_entity_object",
     "last_leaf",
     "load_to_one",
+    "model_of",
     "none_as_json_null",
     "object_by_key",
     "pages_of_model",

@@ -255,7 +255,7 @@ def test_model_code_reading_the_manager_from_the_class() -> None:
 def test_models_of_the_same_name_in_two_apps_get_two_entities() -> None:
     from django.apps import apps
 
-    from djony.mapping import entity_names
+    from djony.meta.names import entity_names
 
     tag, other = apps.get_model("testapp", "Tag"), apps.get_model("auth", "Group")
     names = entity_names([tag, other, type("Tag", (), {"_meta": _FakeMeta("zoo", "Tag")})])

@@ -408,7 +408,7 @@ KIND_TESTS = {
     "djony.querysets.row_layout": STRUCTURAL,
     "djony.backends.postgresql.provider_for": STRUCTURAL,
     "djony.backends.mysql.mysql_provider": STRUCTURAL,
-    "Options._djony_key_fields": STRUCTURAL,
+    "Options._djony_description": STRUCTURAL,
     "tastypie_djony.fields._MIXED_CLASSES": STRUCTURAL,
     "tastypie_djony.uris._STOCK": STRUCTURAL,
     "tastypie_djony.checks.RESOURCE_CLASSES": STRUCTURAL,
