@@ -126,17 +126,12 @@ class Rule:
             for related in related_objects:
                 setattr(related, self.field.attname, None)
         elif related_objects:
-            # Django computes the value once for the referencing rows.
+            # Django computes the value once for the referencing rows, and not at all
+            # when none refers to ``obj`` (a SET(callable) that creates a row does not).
             value = self.replacement(obj)
             name = self.field.name if self.reverse is not None else self.field.attname
             for related in related_objects:
                 setattr(related, name, value)
-        elif getattr(rule, "lazy_sub_objs", False):
-            # Django 4.2 marks SET(callable) and SET_DEFAULT ``lazy_sub_objs``, so
-            # its Collector computes the value even when no row refers to ``obj``
-            # (a callable may create a row); later versions skip it.  Do what
-            # the running Django does.
-            self.value()
 
 
 def _forget_references(obj: Any, reverse: str) -> None:
@@ -314,7 +309,7 @@ def entity_hooks(model: type[models.Model], names: dict[type[models.Model], str]
     db_defaults = [
         f.name
         for f in model._meta.local_concrete_fields
-        if getattr(f, "has_db_default", lambda: False)() and not f.has_default()
+        if f.has_db_default() and not f.has_default()
     ]
     if db_defaults:
 

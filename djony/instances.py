@@ -95,8 +95,7 @@ class DjangoInstance:
     _get_FIELD_display = models.Model._get_FIELD_display
     serializable_value = models.Model.serializable_value
     _get_pk_val = models.Model._get_pk_val
-    if hasattr(models.Model, "_is_pk_set"):  # Django 5.2+
-        _is_pk_set = models.Model._is_pk_set
+    _is_pk_set = models.Model._is_pk_set
 
     # Validation, as ModelForm (Tastypie's FormValidation) runs it on the instance.
     full_clean = models.Model.full_clean
@@ -111,8 +110,7 @@ class DjangoInstance:
     date_error_message = models.Model.date_error_message
     unique_error_message = models.Model.unique_error_message
     _get_field_expression_map = models.Model._get_field_expression_map
-    if hasattr(models.Model, "_get_next_or_previous_in_order"):
-        _get_next_or_previous_in_order = models.Model._get_next_or_previous_in_order
+    _get_next_or_previous_in_order = models.Model._get_next_or_previous_in_order
 
     @property
     def _state(self) -> ModelState:

@@ -347,7 +347,7 @@ def _default(field: models.Field) -> Any:
         return deletion.now_for(field)
     if field.has_default():
         return field.get_default
-    if getattr(field, "has_db_default", lambda: False)():
+    if field.has_db_default():
         return None  # Pony leaves the column out of the INSERT: the database fills it
     if field.empty_strings_allowed and not field.null:
         return field.get_default  # "" for text columns, as Django saves it
