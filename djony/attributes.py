@@ -15,6 +15,7 @@ from pony.orm import Optional, Required, Set, select
 from pony.orm.core import Entity as PonyEntity
 
 from djony import inheritance, managers
+from djony.bridge.connection import alias_of
 from djony.codegen import attribute_path, compile_lambda
 from djony.sessions import pages_of
 
@@ -281,6 +282,4 @@ def generic_foreign_key_property(field: Any) -> property:
 
 
 def registry_alias(obj: Any) -> str:
-    from djony.registry import alias_of
-
     return alias_of(obj._database_)

@@ -21,6 +21,7 @@ from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
 
+from djony.bridge import backends
 from djony.mapping import DJANGO_SERVED, declare_entities
 from djony.meta.models import has_composite_key, mapped_models
 
@@ -110,8 +111,6 @@ def check_databases(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
     warning (the alias may never be used with djony); a driver or setting
     djony's backend cannot serve is an error.
     """
-    from djony import backends
-
     messages: list[checks.CheckMessage] = []
     for alias in connections:
         django_connection = connections[alias]

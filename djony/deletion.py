@@ -39,6 +39,7 @@ from django.utils import timezone
 from pony.orm.core import Entity as PonyEntity
 from pony.orm.core import SetData, del_statuses
 
+from djony.bridge.connection import alias_of
 from djony.meta.names import reverse_name
 
 HANDLED_BY_PONY = (models.CASCADE, models.SET_NULL)
@@ -216,7 +217,6 @@ def generic_related(obj: Any) -> list[Any]:
     from django.contrib.contenttypes.models import ContentType
 
     from djony.querysets import PonyQuerySet
-    from djony.registry import alias_of
 
     model = obj._djony_info_.model
     fields = [f for f in model._meta.private_fields if hasattr(f, "bulk_related_objects")]

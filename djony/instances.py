@@ -41,6 +41,8 @@ from django.db import models
 from django.db.models.base import ModelBase, ModelState
 from pony.orm.core import Entity as PonyEntity
 
+from djony.bridge.connection import alias_of
+
 #: Model attributes never copied: Django's machinery, or Pony's.
 SKIPPED = frozenset(
     {
@@ -115,8 +117,6 @@ class DjangoInstance:
     @property
     def _state(self) -> ModelState:
         """Django's instance state: ``adding`` until the row exists, the database alias."""
-        from djony.registry import alias_of
-
         state = ModelState()
         state.adding = self._status_ in ("created", "cancelled")
         state.db = alias_of(self._database_)
@@ -394,8 +394,6 @@ def _hash(self: Any) -> int:
 
 def _reduce(self: Any) -> tuple:
     """Pickle as (model label, database alias, column values): see :func:`restore`."""
-    from djony.registry import alias_of
-
     if self._status_ in ("created", "modified", "inserted", "updated") or self.pk is None:
         # Pony's own refusal: a changed object has to be stored first.
         return PonyEntity.__reduce__(self)

@@ -131,12 +131,12 @@ register(
     "one per entity",
 )
 register(
-    "djony.backends.postgresql.provider_for",
+    "djony.bridge.backends.postgresql.provider_for",
     "a driver name -> djony's Pony provider class for it (functools.cache)",
     "one per installed PostgreSQL driver",
 )
 register(
-    "djony.backends.mysql.mysql_provider",
+    "djony.bridge.backends.mysql.mysql_provider",
     "nothing -> djony's Pony MySQL provider class (functools.cache)",
     "one",
 )

@@ -35,6 +35,7 @@ from pony.orm.core import DatabaseSessionIsOver, SetInstance
 from pony.orm.core import Entity as PonyEntity
 
 from djony import instances
+from djony.bridge.connection import alias_of
 from djony.meta.models import describe
 from djony.querysets import PonyQuerySet
 from djony.sessions import forget_pages, pages_of
@@ -46,8 +47,6 @@ def owner_stub(owner: Any) -> models.Model:
     Enough for Django's related managers: the primary key and the unique
     fields a ``to_field`` may point at.
     """
-    from djony.registry import alias_of
-
     model = owner._meta.model
     fields = describe(model).key_fields
     try:

@@ -29,7 +29,8 @@ from typing import Any
 from django.db import models
 from pony.orm import Optional, PrimaryKey
 
-from djony import attributes, deletion, fieldvalues, instances, managers
+from djony import attributes, deletion, instances, managers
+from djony.bridge import fieldvalues
 from djony.meta.models import instance_names, is_generic_foreign_key, mapped_models
 from djony.meta.names import entity_names, hidden_name, reverse_name
 from djony.meta.types import DEFAULT_DATA_TYPES, ColumnType, column_type, data_types

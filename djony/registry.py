@@ -25,7 +25,7 @@ from django.apps import apps
 from django.db import DEFAULT_DB_ALIAS, models, router
 from pony.orm import Database
 
-from djony import connection
+from djony.bridge import connection
 from djony.mapping import EntityInfo, declare_entities
 from djony.rereads import read_as_django
 
@@ -48,7 +48,6 @@ def db(alias: str = DEFAULT_DB_ALIAS) -> Database:
 
 def _build(alias: str) -> Database:
     database = Database()
-    database.djony_alias = alias
     entities = declare_entities(database, list(apps.get_models(include_auto_created=False)))
     connection.bind(database, alias)
     database.generate_mapping(check_tables=False, create_tables=False)
@@ -56,11 +55,6 @@ def _build(alias: str) -> Database:
     _entities[alias] = entities
     _databases[alias] = database
     return database
-
-
-def alias_of(database: Database) -> str:
-    """The Django alias a Pony ``Database`` of djony's serves."""
-    return database.djony_alias
 
 
 def entities(alias: str = DEFAULT_DB_ALIAS) -> dict[type[models.Model], Any]:

@@ -16,7 +16,7 @@ whole surface it relies on, so djony's modules can move without it noticing.
 
 from __future__ import annotations
 
-from djony import backends
+from djony.bridge import backends
 from djony.compiled import (
     KeptQueries,
     NotKeptForValue,

@@ -91,9 +91,8 @@ def binary(field: models.Field) -> ColumnType:
 
 
 def json_value(field: models.Field) -> ColumnType:
-    # No optimistic check: Pony compares JSON with CAST(... AS JSON), which
-    # MariaDB does not accept, and text JSON need not compare equal anyway.
-    return ColumnType(Json, {"optimistic": False})
+    # How the database compares JSON is the backends' (djony.bridge.converters.JsonConverter).
+    return ColumnType(Json, {})
 
 
 DEFAULT_DATA_TYPES: dict[str, TypeFunction] = {

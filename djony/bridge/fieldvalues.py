@@ -44,9 +44,8 @@ class DjangoFieldConverter(dbapiprovider.Converter):
         self.field = self.py_type.field
 
     def _connection(self) -> Any:
-        from djony.registry import alias_of
-
-        return connections[alias_of(self.attr.entity._database_)]
+        # The provider djony's bridge binds knows its alias (djony.bridge.connection).
+        return connections[self.provider.alias]
 
     def validate(self, val: Any, obj: Any = None) -> Any:
         return val  # as on a Django instance: assigned values are kept as they are

@@ -10,7 +10,7 @@ against Django's stored values.
 
 :func:`converter_classes` builds a provider's converter table (Pony picks a
 converter by the Python type of the attribute or parameter, first match
-wins); each backend module (:mod:`djony.backends`) says which converters
+wins); each backend module (:mod:`djony.bridge.backends`) says which converters
 its database needs.
 """
 
@@ -24,6 +24,8 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 from pony.orm import dbapiprovider, ormtypes
+
+from djony.bridge.fieldvalues import CONVERTER_ENTRY
 
 UTC = datetime.timezone.utc
 
@@ -70,14 +72,14 @@ class DatetimeConverter(dbapiprovider.DatetimeConverter):
 
 
 class TimeConverter(dbapiprovider.TimeConverter):
+    """Times as ISO text in the query, read back from the text a driver may return."""
+
     def py2sql(self, val: datetime.time) -> Any:
         return str(val)
 
     def sql2py(self, val: Any) -> Any:
         if isinstance(val, str):
             return datetime.time.fromisoformat(val)
-        if isinstance(val, datetime.timedelta):  # MySQLdb without Django's conv
-            return (datetime.datetime.min + val).time()
         return val
 
 
@@ -132,10 +134,13 @@ class JsonConverter(dbapiprovider.JsonConverter):
     """JSON text byte-for-byte as Django's JSONField writes it; ``None`` is SQL NULL.
 
     (Pony writes an update's ``None`` as the JSON text ``null``; Django's
-    ``JSONField`` stores ``None`` as SQL NULL.)
+    ``JSONField`` stores ``None`` as SQL NULL.)  No optimistic check on JSON
+    columns: Pony would compare them with ``CAST(... AS JSON)``, which MariaDB
+    does not accept, and two JSON texts of one value need not be equal anyway.
     """
 
     json_kwargs: dict = {}
+    optimistic = False
 
     def val2dbval(self, val: Any, obj: Any = None) -> Any:
         return None if val is None else super().val2dbval(val, obj)
@@ -164,8 +169,6 @@ def converter_classes(provider: type, overrides: dict[type, type]) -> list[tuple
     An override that does not derive from Pony's converter for that type is
     mixed with it, so the provider's SQL type names are kept.
     """
-    from djony.fieldvalues import CONVERTER_ENTRY
-
     table = [CONVERTER_ENTRY]  # custom fields that convert their own values
     for py_type, converter in provider.converter_classes:
         replacement = overrides.get(py_type) if isinstance(py_type, type) else None

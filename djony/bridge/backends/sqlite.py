@@ -15,8 +15,8 @@ from typing import Any
 
 from pony.orm.dbproviders import sqlite as pony_sqlite
 
-from djony import converters
-from djony.backends.base import Backend, once_per_raw_connection
+from djony.bridge import converters
+from djony.bridge.backends.base import Backend, once_per_raw_connection
 
 
 class SQLiteDecimalConverter(converters.DecimalConverter):
@@ -65,6 +65,14 @@ PONY_FUNCTIONS = {
 
 class SQLiteBackend(Backend):
     vendor = "sqlite"
+    # "UNIQUE constraint failed: ...", "FOREIGN KEY constraint failed",
+    # "NOT NULL constraint failed: ...", "CHECK constraint failed: ...".
+    refusal_words = {
+        "unique": ("unique",),
+        "reference": ("foreign key",),
+        "required": ("not null",),
+        "range": ("check constraint",),
+    }
 
     def provider(self, django_connection: Any) -> type:
         return SQLiteProvider

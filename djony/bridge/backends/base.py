@@ -1,6 +1,6 @@
 """What a backend module provides; the defaults suit a database with no quirks.
 
-A backend answers four questions for djony:
+A backend answers five questions for djony:
 
 * which Pony provider runs the SQL (:meth:`Backend.provider`, with
   converters that store values as Django does);
@@ -8,14 +8,34 @@ A backend answers four questions for djony:
   (:meth:`Backend.problem`, reported by the ``djony.E002`` system check);
 * what to do once to each raw connection Django opens
   (:meth:`Backend.prepare_connection`);
-* which errors mean "the database refused the client's value"
-  (:meth:`Backend.refused_value_type`, :meth:`Backend.refused_pattern`,
-  :meth:`Backend.refused_data`), so they become a 400 and not a 500.
+* which errors of a read mean "the database refused the client's value"
+  (:meth:`Backend.read_refusal`, from :meth:`Backend.refused_value_type` and
+  :meth:`Backend.refused_pattern`) and which of a write
+  (:meth:`Backend.refused_data`), so they become a 400 and not a 500;
+* which words of its driver's messages tell the kinds of a refused write
+  apart (:attr:`Backend.refusal_words`).
+
+Override in a backend module's subclass where the database or its driver
+differs; a new vendor is a new module (see :mod:`djony.bridge.backends`).
 """
 
 from __future__ import annotations
 
+import enum
 from typing import Any, ClassVar
+
+from django.db import DataError
+
+
+class ReadRefusal(enum.Enum):
+    """What a database refusing a read query says about the client's input."""
+
+    #: A filter value the database cannot take (bad data, a NUL byte, out of range).
+    VALUE = "value"
+    #: A ``regex`` pattern the database cannot compile.
+    PATTERN = "pattern"
+    #: A value whose type the lookup cannot take (``?name__iexact=true`` made a boolean).
+    VALUE_TYPE = "value type"
 
 
 class Backend:
@@ -29,11 +49,14 @@ class Backend:
     vendor: ClassVar[str]
     #: The largest ``LIMIT``/``OFFSET`` the database accepts.
     max_rows: ClassVar[int] = 2**63 - 1
+    #: Kind of refused write -> words of the driver's message that tell it (lower case);
+    #: the kinds are ``unique``, ``reference``, ``required``, ``range`` and ``length``.
+    refusal_words: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     def provider(self, django_connection: Any) -> type:
         """The Pony provider class (a subclass of Pony's, with Django's converters).
 
-        djony adds its transaction bridge on top (:mod:`djony.connection`).
+        djony adds its transaction bridge on top (:mod:`djony.bridge.connection`).
         """
         raise NotImplementedError
 
@@ -60,6 +83,23 @@ class Backend:
     def driver_error(self, exc: BaseException) -> BaseException:
         """The driver's exception as Pony's provider expects to see it."""
         return exc
+
+    def read_refusal(self, exc: BaseException, django_connection: Any) -> ReadRefusal | None:
+        """What ``exc``, raised running a read query, says about the client's input.
+
+        ``None`` when it is no refusal of the client's input (a real error, to be
+        raised).  The driver's exceptions are those of the module the connection
+        uses; override :meth:`refused_pattern` and :meth:`refused_value_type` for
+        the database's own codes.
+        """
+        driver = self.provider(django_connection).dbapi_module
+        if isinstance(exc, (DataError, ValueError, OverflowError, driver.DataError)):
+            return ReadRefusal.VALUE
+        if isinstance(exc, driver.OperationalError):
+            return ReadRefusal.PATTERN if self.refused_pattern(exc) else None
+        if isinstance(exc, driver.ProgrammingError) and self.refused_value_type(exc):
+            return ReadRefusal.VALUE_TYPE
+        return None
 
     def refused_value_type(self, exc: BaseException) -> bool:
         """Whether a ``ProgrammingError`` is about the type of a client's value."""

@@ -27,8 +27,8 @@ from typing import Any
 from pony.orm import ormtypes
 from pony.orm.dbapiprovider import wrap_dbapi_exceptions
 
-from djony import converters
-from djony.backends.base import Backend
+from djony.bridge import converters
+from djony.bridge.backends.base import Backend
 
 #: SQLSTATEs for a value whose type the lookup cannot take (undefined
 #: function or operator, datatype mismatch).
@@ -124,6 +124,16 @@ def driver(django_connection: Any) -> str:
 
 class PostgreSQLBackend(Backend):
     vendor = "postgresql"
+    # "duplicate key value violates unique constraint ...", "... violates foreign key
+    # constraint ...", "null value in column ... violates not-null constraint", "...
+    # violates check constraint ...", "integer out of range", "value too long for type ...".
+    refusal_words = {
+        "unique": ("unique", "duplicate"),
+        "reference": ("foreign key",),
+        "required": ("null value",),
+        "range": ("check constraint", "out of range"),
+        "length": ("too long",),
+    }
 
     def provider(self, django_connection: Any) -> type:
         return provider_for(driver(django_connection))

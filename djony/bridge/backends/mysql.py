@@ -10,14 +10,31 @@ for a regular expression it cannot compile.
 
 from __future__ import annotations
 
+import datetime
 import functools
 from typing import Any
 
-from djony import converters
-from djony.backends.base import Backend, once_per_raw_connection
+from djony.bridge import converters
+from djony.bridge.backends.base import Backend, once_per_raw_connection
 
 #: MySQL/MariaDB error codes for a regular expression the server cannot compile.
 REGEX_ERRORS = {1139, *range(3684, 3700)}
+
+
+class MySQLTimeConverter(converters.TimeConverter):
+    """A ``TIME`` column as ``datetime.time``, also where MySQLdb hands back a timedelta.
+
+    (Django's connection converts ``TIME`` itself; a MySQLdb connection without
+    Django's ``conv`` returns the duration since midnight.)
+    """
+
+    def sql2py(self, val: Any) -> Any:
+        if isinstance(val, datetime.timedelta):
+            return (datetime.datetime.min + val).time()
+        return super().sql2py(val)
+
+
+CONVERTERS = {**converters.DJANGO_STORAGE, datetime.time: MySQLTimeConverter}
 
 
 @functools.cache
@@ -30,9 +47,7 @@ def mysql_provider() -> type:
     from pony.orm.dbproviders import mysql as pony_mysql
 
     class MySQLProvider(pony_mysql.MySQLProvider):
-        converter_classes = converters.converter_classes(
-            pony_mysql.MySQLProvider, converters.DJANGO_STORAGE
-        )
+        converter_classes = converters.converter_classes(pony_mysql.MySQLProvider, CONVERTERS)
 
     return MySQLProvider
 
@@ -40,6 +55,18 @@ def mysql_provider() -> type:
 class MySQLBackend(Backend):
     vendor = "mysql"
     max_rows = 2**64 - 1  # MySQL's LIMIT and OFFSET are unsigned
+    # "Duplicate entry ... for key ...", "... a foreign key constraint fails ...",
+    # "Column ... cannot be null", MySQL's "Check constraint ... is violated." and
+    # MariaDB's "CONSTRAINT `..._check` failed for ..." (a named check constraint;
+    # a column's own check is named after the column), "Out of range value for
+    # column ...", "Data too long for column ...".
+    refusal_words = {
+        "unique": ("duplicate",),
+        "reference": ("foreign key",),
+        "required": ("cannot be null",),
+        "range": ("out of range", "check"),
+        "length": ("data too long",),
+    }
 
     def provider(self, django_connection: Any) -> type:
         return mysql_provider()

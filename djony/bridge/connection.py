@@ -9,12 +9,12 @@ Django owns, so this module gives Pony:
   current thread (Django's own ``DatabaseWrapper``, so ``CONN_MAX_AGE``,
   ``close_old_connections`` and reconnects keep working), and
 * :func:`provider_class`, a subclass of the backend's Pony provider (see
-  :mod:`djony.backends`) whose transaction hooks defer to Django: a Pony
+  :mod:`djony.bridge.backends`) whose transaction hooks defer to Django: a Pony
   ``db_session`` that writes runs in a transaction of its own when Django is
   in autocommit (committed when the session ends) and in a savepoint inside
   Django's atomic block otherwise,
   so Pony never commits or rolls back a transaction Django owns (see
-  :mod:`djony.transactions`).
+  :mod:`djony.bridge.transactions`).
 
 Every statement goes through Django's cursor wrapper, so Pony's queries
 appear in ``connection.queries``, ``assertNumQueries`` and
@@ -30,7 +30,7 @@ from django.db import connections
 from django.db.utils import Error as DjangoDatabaseError
 from pony.orm.dbapiprovider import wrap_dbapi_exceptions
 
-from djony import backends, converters, transactions
+from djony.bridge import backends, converters, transactions
 
 
 class PonyCursor:
@@ -40,7 +40,7 @@ class PonyCursor:
     understands the driver's (which it turns into ``pony.orm`` exceptions).
     Django has already recorded the error on the connection by then, so its
     health checks still see it.  Before each statement the session's
-    transaction scope is checked (see :func:`djony.transactions.ensure_scope`).
+    transaction scope is checked (see :func:`djony.bridge.transactions.ensure_scope`).
     """
 
     __slots__ = ("_cursor", "_connection")
@@ -137,7 +137,7 @@ class DjangoTransactionsMixin:
 
     ``set_transaction_mode`` is where Pony starts a transaction before its
     first write; here it opens a scope in Django's transaction instead (see
-    :mod:`djony.transactions`).  ``commit`` and ``rollback`` close that scope.
+    :mod:`djony.bridge.transactions`).  ``commit`` and ``rollback`` close that scope.
     """
 
     alias: str
@@ -181,14 +181,20 @@ def provider_class(django_connection: Any, alias: str) -> type:
 
 
 def bind(database: Any, alias: str) -> None:
-    """Bind a Pony ``Database`` to the Django database ``alias``."""
+    """Bind a Pony ``Database`` to the Django database ``alias`` (see :func:`alias_of`)."""
     django_connection = connections[alias]
     backend = backends.for_connection(django_connection)
     problem = backend.problem(django_connection)
     if problem is not None:
         raise ImproperlyConfigured(f"Database {alias!r}: {problem}")
+    database.djony_alias = alias
     database.bind(
         provider_class(django_connection, alias),
         pony_pool_mockup=DjangoPool(alias),
         **backend.bind_kwargs(),
     )
+
+
+def alias_of(database: Any) -> str:
+    """The Django alias a Pony ``Database`` bound by :func:`bind` runs on."""
+    return database.djony_alias
