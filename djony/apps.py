@@ -23,7 +23,7 @@ class DjonyConfig(AppConfig):
 
     def ready(self) -> None:
         from djony import checks as djony_checks
-        from djony.descriptor import EntityDescriptor
+        from djony.objects.descriptor import EntityDescriptor
 
         descriptor = EntityDescriptor()
         for model in apps.get_models(include_auto_created=True):

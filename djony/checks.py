@@ -47,7 +47,7 @@ def served_by_django(model: Any, name: str, reason: str) -> checks.CheckMessage:
 def check_mapping(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     from pony.orm import Database
 
-    from djony.descriptor import EntityDescriptor
+    from djony.objects.descriptor import EntityDescriptor
 
     if app_configs is None:
         models = apps.get_models()

@@ -17,7 +17,7 @@ What Pony cannot express natively is built from Django's metadata:
 * an explicit ``through`` model: an entity of its own, the many-to-many field
   a property returning a Pony query;
 * ``on_delete`` and ``auto_now``: hooks on the entity (see
-  :mod:`djony.deletion`).
+  :mod:`djony.objects.deletion`, :mod:`djony.objects.saving`).
 """
 
 from __future__ import annotations
@@ -29,11 +29,20 @@ from typing import Any
 from django.db import models
 from pony.orm import Optional, PrimaryKey
 
-from djony import attributes, deletion, instances, managers
 from djony.bridge import fieldvalues
 from djony.meta.models import instance_names, is_generic_foreign_key, mapped_models
 from djony.meta.names import entity_names, hidden_name, reverse_name
 from djony.meta.types import DEFAULT_DATA_TYPES, ColumnType, column_type, data_types
+from djony.objects import (
+    attributes,
+    deletion,
+    identity,
+    inheritance,
+    instances,
+    managers,
+    relations,
+    saving,
+)
 
 #: The start of an :attr:`EntityInfo.unmapped` reason for a field Django serves.
 DJANGO_SERVED = "served by Django: "
@@ -87,7 +96,8 @@ class _Declarer:
             body = self.bodies[model]
             body["_table_"] = model._meta.db_table
             body["_djony_info_"] = self.infos[model]
-            body.update(deletion.entity_hooks(model, self.names))
+            body.update(deletion.delete_hooks(model, self.names))
+            body.update(saving.save_hooks(model))
             init = self.constructor(model)
             if init is not None:
                 body["__init__"] = init
@@ -110,12 +120,12 @@ class _Declarer:
         for field in model._meta.local_concrete_fields:
             if field.is_relation and field.attname != field.name and field.attname not in body:
                 if field.name in body and field.name not in self.to_fields[model]:
-                    body[field.attname] = attributes.attname_property(field.name)
+                    body[field.attname] = relations.attname_property(field.name)
         for field in model._meta.private_fields:
             if field.name in body:
                 continue
             if is_generic_foreign_key(field):
-                body[field.name] = attributes.generic_foreign_key_property(field)
+                body[field.name] = relations.generic_foreign_key_property(field)
             elif field.is_relation and field.one_to_many and not field.concrete:
                 body[field.name] = managers.manager_property(field.name)  # GenericRelation
 
@@ -210,7 +220,7 @@ class _Declarer:
             self.declare_to_field_relation(model, field, target)
             return
         rev = reverse_name(field)
-        kind = attributes.RelatedOptional if field.null else attributes.RelatedRequired
+        kind = relations.RelatedOptional if field.null else relations.RelatedRequired
         options: dict[str, Any] = {"column": field.column, "reverse": rev}
         if field.null:
             options["nullable"] = True
@@ -218,11 +228,11 @@ class _Declarer:
         info.paths[field.name] = (field.name,)
         cascade = field.remote_field.on_delete is models.CASCADE
         if field.one_to_one:
-            self.bodies[target][rev] = attributes.RelatedOptional(
+            self.bodies[target][rev] = relations.RelatedOptional(
                 self.names[model], reverse=field.name, cascade_delete=cascade
             )
         else:
-            self.bodies[target][rev] = attributes.RelatedSet(
+            self.bodies[target][rev] = relations.RelatedSet(
                 self.names[model], reverse=field.name, cascade_delete=cascade
             )
 
@@ -236,7 +246,7 @@ class _Declarer:
         self.bodies[model][field.attname] = Optional(
             kind.py_type, column=field.column, nullable=True, **kind.options
         )
-        self.bodies[model][field.name] = attributes.to_field_property(
+        self.bodies[model][field.name] = relations.to_field_property(
             field.attname, self.names[target], field.target_field.name
         )
         self.to_fields[model][field.name] = (field.attname, field.target_field.name)
@@ -266,7 +276,7 @@ class _Declarer:
             return
         table = field.m2m_db_table()
         if target is model and field.remote_field.symmetrical:
-            self.bodies[model][field.name] = attributes.RelatedSet(
+            self.bodies[model][field.name] = relations.RelatedSet(
                 self.names[model],
                 reverse=field.name,
                 table=table,
@@ -276,10 +286,10 @@ class _Declarer:
             self.infos[model].paths[field.name] = (field.name,)
             return
         rev = reverse_name(field)
-        self.bodies[model][field.name] = attributes.RelatedSet(
+        self.bodies[model][field.name] = relations.RelatedSet(
             self.names[target], reverse=rev, table=table, column=field.m2m_reverse_name()
         )
-        self.bodies[target][rev] = attributes.RelatedSet(
+        self.bodies[target][rev] = relations.RelatedSet(
             self.names[model], reverse=field.name, table=table, column=field.m2m_column_name()
         )
         self.infos[model].paths[field.name] = (field.name,)
@@ -319,7 +329,7 @@ class _Declarer:
         self.bodies[target][rev] = (
             managers.manager_property(rev)
             if rev != hidden_name(field)
-            else attributes.through_property(self.names[through], target_link, source_link)
+            else relations.through_property(self.names[through], target_link, source_link)
         )
 
     def declare_inherited(self, model: type[models.Model]) -> None:
@@ -338,14 +348,14 @@ class _Declarer:
                 if name in info.paths or name in body:
                     continue
                 info.paths[name] = (link.name, *path)
-                body[name] = attributes.inherited_property(link.name, path)
+                body[name] = inheritance.inherited_property(link.name, path)
         self.links[model] = links
 
 
 def _default(field: models.Field) -> Any:
     """What Pony should insert when the attribute is not given, as Django would."""
     if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
-        return deletion.now_for(field)
+        return saving.now_for(field)
     if field.has_default():
         return field.get_default
     if field.has_db_default():
@@ -359,5 +369,5 @@ def declare_entities(
     database: Any, model_list: list[type[models.Model]]
 ) -> dict[type[models.Model], Any]:
     """Declare one entity per concrete model in ``database``; returns model -> entity."""
-    instances.install_instance_check()
+    identity.install_instance_check()
     return _Declarer(database, model_list).declare()

@@ -19,15 +19,16 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.apps import apps
 from django.db import DEFAULT_DB_ALIAS, models, router
 from pony.orm import Database
 
 from djony.bridge import connection
-from djony.mapping import EntityInfo, declare_entities
-from djony.rereads import read_as_django
+
+if TYPE_CHECKING:
+    from djony.mapping import EntityInfo
 
 _lock = threading.Lock()
 _databases: dict[str, Database] = {}
@@ -47,6 +48,9 @@ def db(alias: str = DEFAULT_DB_ALIAS) -> Database:
 
 
 def _build(alias: str) -> Database:
+    from djony.mapping import declare_entities
+    from djony.objects.rereads import read_as_django
+
     database = Database()
     entities = declare_entities(database, list(apps.get_models(include_auto_created=False)))
     connection.bind(database, alias)

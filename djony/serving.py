@@ -17,7 +17,9 @@ whole surface it relies on, so djony's modules can move without it noticing.
 from __future__ import annotations
 
 from djony.bridge import backends
-from djony.compiled import (
+from djony.meta.compat import none_as_json_null
+from djony.meta.models import has_composite_key, model_of
+from djony.objects.compiled import (
     KeptQueries,
     NotKeptForValue,
     OneValueQuery,
@@ -25,20 +27,16 @@ from djony.compiled import (
     last_leaf,
     plain_manager,
 )
-from djony.descriptor import EntityDescriptor
-from djony.instances import assignments_not_saved, is_django_instance, is_entity_object
-from djony.kept import BoundedCache, register
-from djony.managers import class_attribute
-from djony.meta.compat import none_as_json_null
-from djony.meta.models import has_composite_key, model_of
-from djony.querysets import Kept, PonyQuerySet, load_to_one
+from djony.objects.descriptor import EntityDescriptor
+from djony.objects.identity import is_django_instance, is_entity_object
+from djony.objects.kept import BoundedCache, register
+from djony.objects.managers import class_attribute
+from djony.objects.pages import pages_of_model
+from djony.objects.querysets import Kept, PonyQuerySet
+from djony.objects.rows import load_to_one
+from djony.objects.saving import assignments_not_saved
+from djony.objects.sessions import adopt, object_by_key, session_active
 from djony.registry import entity_for, pin_reads, write_alias, writing
-from djony.sessions import (
-    adopt,
-    object_by_key,
-    pages_of_model,
-    session_active,
-)
 
 __all__ = [
     "BoundedCache",

@@ -18,7 +18,7 @@ from pony.orm import db_session
 from djony import registry
 from djony.checks import check_mapping
 from djony.meta.types import ColumnType
-from djony.querysets import Page
+from djony.objects.pages import Page
 from tests.testapp.models import Landmark, Point
 
 pytestmark = pytest.mark.django_db

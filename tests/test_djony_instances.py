@@ -143,7 +143,7 @@ def test_new_objects_keep_their_hash_when_saved(writer: Writer) -> None:
 
 
 def test_querysets_outside_a_session(writer: Writer) -> None:
-    from djony.querysets import PonyQuerySet
+    from djony.objects.querysets import PonyQuerySet
 
     names = [w.first_name for w in PonyQuerySet(Writer.objects.order_by("first_name"))]
     assert names == ["Mia", "Zed"]
@@ -152,7 +152,7 @@ def test_querysets_outside_a_session(writer: Writer) -> None:
 def test_annotations_become_attributes(writer: Writer) -> None:
     from django.db.models import Count
 
-    from djony.querysets import PonyQuerySet
+    from djony.objects.querysets import PonyQuerySet
 
     with db_session:
         rows = PonyQuerySet(Writer.objects.annotate(notes=Count("note")).order_by("id"))
@@ -169,7 +169,7 @@ def test_deleting_the_owner_deletes_its_generic_relation_rows_as_django_does(
 
 
 def test_objects_of_a_proxy_model_carry_the_proxys_meta() -> None:
-    from djony.querysets import PonyQuerySet
+    from djony.objects.querysets import PonyQuerySet
     from tests.testapp.models import Author, ProxyAuthor
 
     Author.objects.create(name="Ann")
@@ -185,7 +185,7 @@ def test_objects_of_a_proxy_model_carry_the_proxys_meta() -> None:
 def test_a_relation_read_on_one_object_of_a_page_loads_it_for_the_whole_page(
     writer: Writer, django_assert_num_queries
 ) -> None:
-    from djony.querysets import PonyQuerySet
+    from djony.objects.querysets import PonyQuerySet
 
     for number in range(5):
         extra = Writer.objects.create(first_name=f"W{number}", last_name="X")

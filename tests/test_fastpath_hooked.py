@@ -10,7 +10,7 @@ hook that ran in another order or on other values changes the bytes.
 import pytest
 from django.test import RequestFactory
 
-from djony.querysets import PonyQuerySet
+from djony.objects.querysets import PonyQuerySet
 from tastypie_djony.hooked import BundlePlan, PageBundle, simple
 from tests.zoo.testing import FORMATS, with_format, zoo  # noqa: F401
 from tests.zoo.urls import APIS

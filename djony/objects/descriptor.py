@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from djony.registry import entity_for
+
 
 class EntityDescriptor:
     """Class attribute that returns the model's entity in its read database.
@@ -20,6 +22,4 @@ class EntityDescriptor:
                 f"'p' is the Pony entity of the {owner.__name__} class; "
                 f"use {owner.__name__}.p or type(obj).p"
             )
-        from djony.registry import entity_for
-
         return entity_for(owner)

@@ -1,6 +1,6 @@
 """Whether a query's SQL and parameters are the same for every request, proved from its tree.
 
-SQL compiled once and kept (:mod:`djony.compiled`) is only right when compiling the
+SQL compiled once and kept (:mod:`djony.objects.compiled`) is only right when compiling the
 same query again, in another request, would give the same SQL and parameters.  What a
 query *is* decides that, not its class: a default manager may add
 ``filter(tenant_id=CurrentTenant())`` with an expression that reads a thread-local

@@ -1,9 +1,9 @@
-"""Django's save and delete rules, as hooks on the Pony entities.
+"""Django's delete rules (``on_delete``), as hooks on the Pony entities.
 
-Django applies ``on_delete`` and ``auto_now`` in Python (its ``Collector``
-and ``pre_save``), not in the database, so an entity does the same for
-deletes and updates made through Pony.  Deleting an object works like
-Django's ``Collector``, in two phases:
+Django applies ``on_delete`` in Python (its ``Collector``), not in the
+database, so an entity does the same for deletes made through Pony
+(:func:`delete_hooks`).  Deleting an object works like Django's
+``Collector``, in two phases:
 
 1. *Check*, before anything changes: walk everything the delete would
    cascade to (CASCADE relations, and the parent rows of a multi-table
@@ -19,39 +19,25 @@ Django's ``Collector``, in two phases:
 ``DO_NOTHING`` leaves the referencing rows alone, as Django does.  A custom
 ``on_delete`` function expects Django's ``Collector`` and cannot run on Pony
 objects: deleting a row that still has such references raises
-``NotImplementedError`` (see docs/limitations-djony.md).  ``auto_now``
-fields get the current time on every update; columns left to a
-``db_default`` are read back from the database after a Pony insert.
+``NotImplementedError`` (see docs/limitations-djony.md).  The save rules
+(``auto_now``, ``db_default``) are :mod:`djony.objects.saving`'s.
 """
 
 from __future__ import annotations
 
-import datetime
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import models
 from django.db.models.deletion import get_candidate_relations_to_delete
-from django.utils import timezone
 from pony.orm.core import Entity as PonyEntity
 from pony.orm.core import SetData, del_statuses
 
 from djony.bridge.connection import alias_of
 from djony.meta.names import reverse_name
+from djony.objects.querysets import PonyQuerySet
 
 HANDLED_BY_PONY = (models.CASCADE, models.SET_NULL)
-
-
-def now_for(field: models.Field) -> Callable[[], Any]:
-    """The value Django's ``pre_save`` gives an ``auto_now``/``auto_now_add`` field."""
-    if isinstance(field, models.DateTimeField):
-        return timezone.now
-    if isinstance(field, models.DateField):
-        return datetime.date.today
-    return lambda: datetime.datetime.now().time()
 
 
 def _is_set(on_delete: Any) -> bool:
@@ -216,8 +202,6 @@ def generic_related(obj: Any) -> list[Any]:
     """The rows of ``obj``'s ``GenericRelation`` fields: Django's collector deletes them with it."""
     from django.contrib.contenttypes.models import ContentType
 
-    from djony.querysets import PonyQuerySet
-
     model = obj._djony_info_.model
     fields = [f for f in model._meta.private_fields if hasattr(f, "bulk_related_objects")]
     if not fields or obj.pk is None:
@@ -270,25 +254,9 @@ def _delete_(self: Any, undo_funcs: list | None = None) -> None:
         raise
 
 
-#: Field names an update may touch, like ``Model.save(update_fields=...)``:
-#: ``auto_now`` fields outside it keep their value.  ``None``: all of them.
-updating_only: ContextVar[frozenset[str] | None] = ContextVar("djony_updating_only", default=None)
-
-
-@contextmanager
-def update_fields(names: Iterable[str]) -> Iterator[None]:
-    """Flush updates in this block as ``save(update_fields=names)`` would (auto_now)."""
-    token = updating_only.set(frozenset(names))
-    try:
-        yield
-    finally:
-        updating_only.reset(token)
-
-
-def entity_hooks(model: type[models.Model], names: dict[type[models.Model], str]) -> dict[str, Any]:
-    """The class attributes an entity needs to follow Django's rules for ``model``."""
-    auto_now = [f for f in model._meta.local_concrete_fields if getattr(f, "auto_now", False)]
-    hooks: dict[str, Any] = {
+def delete_hooks(model: type[models.Model], names: dict[type[models.Model], str]) -> dict[str, Any]:
+    """The class attributes an entity needs to delete ``model`` rows as Django does."""
+    return {
         "_delete_": _delete_,
         "_djony_delete_rules_": tuple(delete_rules(model, names)),
         "_djony_parent_links_": tuple(
@@ -297,30 +265,3 @@ def entity_hooks(model: type[models.Model], names: dict[type[models.Model], str]
             if link is not None and parent in names
         ),
     }
-    if auto_now:
-
-        def before_update(self: Any) -> None:
-            only = updating_only.get()
-            for field in auto_now:
-                if only is None or field.name in only:
-                    setattr(self, field.name, now_for(field)())
-
-        hooks["before_update"] = before_update
-    db_defaults = [
-        f.name
-        for f in model._meta.local_concrete_fields
-        if f.has_db_default() and not f.has_default()
-    ]
-    if db_defaults:
-
-        def after_insert(self: Any) -> None:
-            # The database filled these columns; forget the None Pony holds so
-            # that reading them loads the stored value.
-            for name in db_defaults:
-                attr = self._adict_[name]
-                if self._vals_.get(attr) is None:
-                    self._vals_.pop(attr, None)
-                    self._dbvals_.pop(attr, None)
-
-        hooks["after_insert"] = after_insert
-    return hooks

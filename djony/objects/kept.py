@@ -121,12 +121,12 @@ register(
     "one per alias and installed model",
 )
 register(
-    "djony.instances._FLAVOURS",
+    "djony.objects.proxies._FLAVOURS",
     "(concrete entity, proxy model) -> the proxy's instance class",
     "one per proxy model",
 )
 register(
-    "djony.querysets.row_layout",
+    "djony.objects.rows.row_layout",
     "an entity -> the attnames it selects and where each attribute reads (functools.cache)",
     "one per entity",
 )

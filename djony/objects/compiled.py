@@ -9,7 +9,7 @@ same errors) and uses the kept SQL only if the fragment is the kept one.  The
 value is always a query parameter, never text in the SQL.
 
 Only for a query whose SQL is the same in every request, proved from the query
-itself when it is compiled (:func:`djony.independent.request_independent`: a
+itself when it is compiled (:func:`djony.objects.independent.request_independent`: a
 default manager scoping by a thread-local tenant, a lookup reading the active
 time zone, a custom expression or field make it compile for every request), and
 only when the added condition is one ``exact`` lookup with one parameter and the
@@ -27,8 +27,8 @@ from django.db import models
 from django.db.models.lookups import Exact, Lookup
 from django.db.models.sql.where import WhereNode
 
-from djony.independent import request_independent
-from djony.kept import BoundedCache
+from djony.objects.independent import request_independent
+from djony.objects.kept import BoundedCache
 
 #: Stands for the filter's value among the kept parameters (found by identity).
 _SLOT = object()

@@ -9,38 +9,35 @@ for ``values()``/``values_list()``, Django's converters shape the rows).
 So lookups, ordering and default managers mean exactly what they mean to
 Django, and the objects are the ones in the Pony session.
 
-Related managers (``obj.tags.all()``, see :mod:`djony.managers`) and
+Related managers (``obj.tags.all()``, see :mod:`djony.objects.managers`) and
 Tastypie's object lists (``tastypie_djony.objectlist``) are built on it.
 Evaluated outside a ``db_session``, a query opens one for its own rows;
 the loaded values stay readable afterwards, and so do the objects their
-foreign keys name (:func:`load_to_one`), as ``note.author.username`` reads
+foreign keys name (:func:`~djony.objects.rows.load_to_one`), as ``note.author.username`` reads
 on a Django instance at any time.
 """
 
 from __future__ import annotations
 
-import functools
 import operator
-from collections import namedtuple
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet
 from django.db import models
 from django.db.models.query import (
-    FlatValuesListIterable,
     ModelIterable,
-    NamedValuesListIterable,
-    ValuesIterable,
 )
 from pony.orm import db_session
-from pony.orm.core import UnrepeatableReadError, del_statuses
 from pony.orm.core import local as pony_local
 
-from djony import instances
+from djony.objects.pages import Page
+from djony.objects.proxies import flavoured
+from djony.objects.rows import Rows, load_to_one, objects_from_rows, row_layout, shaped
+from djony.registry import entity_for
 
 #: Selected column names -> ``(OneValueQuery, params)``: a list's ``values_list(*names)``
-#: compiled before (see :mod:`djony.compiled`), or ``None`` to compile it now.
+#: compiled before (see :mod:`djony.objects.compiled`), or ``None`` to compile it now.
 Kept = Callable[[list[str]], "tuple[Any, tuple] | None"]
 
 
@@ -90,8 +87,6 @@ class PonyQuerySet:
 
     @property
     def entity(self) -> Any:
-        from djony.registry import entity_for  # the registry builds the mapping, which uses us
-
         return entity_for(self.queryset.model, self.queryset.db)
 
     def _chain(self, queryset: models.QuerySet) -> PonyQuerySet:
@@ -365,7 +360,7 @@ class PonyQuerySet:
         return rows
 
     def compiled_rows(self, sql: str, params: tuple, compiled: Any) -> list[tuple]:
-        """:meth:`rows` of SQL compiled before (a :class:`djony.compiled.OneValueQuery`).
+        """:meth:`rows` of SQL compiled before (a :class:`djony.objects.compiled.OneValueQuery`).
 
         Run on this list's session and database, converted by a compiler of the kept
         query on this thread's connection.
@@ -481,9 +476,9 @@ class PonyQuerySet:
 
         def objects() -> list[Any]:
             if not extras:
-                found = [(obj, {}) for obj in entity._fetch_objects(_Rows(raw), offsets)]
+                found = [(obj, {}) for obj in entity._fetch_objects(Rows(raw), offsets)]
             else:
-                found = _objects_with_values(entity, offsets, compiler, extras, raw)
+                found = objects_from_rows(entity, offsets, compiler, extras, raw)
             return self._loaded(found)
 
         return rows, self._adopt_objects(objects)
@@ -514,7 +509,7 @@ class PonyQuerySet:
                 self._result = self._in_session(self._load, then=load_to_one)
                 self._after_load()
             else:
-                self._result = _shape(self.queryset, iterable, self.rows())
+                self._result = shaped(self.queryset, iterable, self.rows())
         return self._result
 
     def _after_load(self) -> None:
@@ -546,7 +541,7 @@ class PonyQuerySet:
             for name, value in values.items():
                 setattr(obj, name, value)
             objects.append(obj)
-        return instances.flavoured(objects, self.queryset.model)
+        return flavoured(objects, self.queryset.model)
 
     def objects_with_values(self) -> list[tuple[Any, dict[str, Any]]]:
         """Each row's object with the row's ``annotate()``/``extra()`` values, in row order.
@@ -571,7 +566,7 @@ class PonyQuerySet:
             return [
                 (obj, {}) for obj in entity._fetch_objects(cursor, offsets, max_fetch_count=None)
             ]
-        return _objects_with_values(entity, offsets, compiler, extras, cursor.fetchall())
+        return objects_from_rows(entity, offsets, compiler, extras, cursor.fetchall())
 
 
 def _queryset_of(other: Any) -> models.QuerySet:
@@ -595,126 +590,3 @@ REFUSED: dict[str, str] = {
     "fetch_mode": "related objects are loaded per page; call it on the Django QuerySet.",
     **{f"a{name}": _ASYNC.format(name) for name in _ASYNCS.split()},
 }
-
-
-def load_to_one(objects: list[Any]) -> None:
-    """Load the objects that ``objects`` name by a foreign key or one-to-one column.
-
-    For objects read in a session that ends before the caller uses them
-    (a query evaluated outside any ``db_session``): Pony cannot load a row
-    once its session is over, so ``note.author.username`` would fail where
-    a Django instance reads it on access.  One query per related entity
-    (Pony's batch load of its unloaded objects, up to its parameter limit
-    per query); one level deep.
-    """
-    if not objects:
-        return
-    cache = objects[0]._session_cache_
-    if cache is None or not cache.is_alive:
-        return
-    attrs = [
-        attr
-        for attr in type(objects[0])._attrs_
-        if attr.reverse is not None and attr.columns and not attr.is_collection
-    ]
-    pending = {}
-    for obj in objects:
-        for attr in attrs:
-            related = attr.get(obj) if obj._vals_ is not None else None
-            if related is not None:
-                pending[id(related)] = related
-    for related in pending.values():
-        if related in cache.seeds[related._pk_attrs_]:
-            try:
-                related._load_()  # with the other unloaded objects of its entity
-            except UnrepeatableReadError:
-                continue  # a key naming no row: reading it raises later, as on Django's access
-
-
-class _Rows:
-    """Rows already fetched, read by Pony as it reads a cursor."""
-
-    def __init__(self, rows: list) -> None:
-        self._rows = rows
-
-    def fetchall(self) -> list:
-        return self._rows
-
-    def fetchmany(self, size: int) -> list:
-        return self._rows[:size]
-
-
-class Page:
-    """The objects one query loaded together, so a relation read on one loads for all.
-
-    ``obj.tags.all()`` on an object of a page of 100 runs one query for the
-    tags of the 100 (see :func:`djony.managers.page_related`), as a
-    ``prefetch_related`` would, but only once some code reads it.
-    """
-
-    __slots__ = ("objects", "__weakref__")
-
-    def __init__(self, objects: list[Any]) -> None:
-        self.objects = objects
-
-    @classmethod
-    def mark(cls, objects: list[Any]) -> None:
-        if len(objects) > 1:
-            page = cls(objects)
-            for obj in objects:
-                obj._djony_page = page
-
-
-def _objects_with_values(
-    entity: Any, offsets: dict, compiler: Any, names: list[str], rows: list
-) -> list[tuple[Any, dict[str, Any]]]:
-    """Pony objects from rows whose last columns are ``annotate()``/``extra()`` values.
-
-    The values are converted by Django (as a Django instance gets them); the
-    columns by Pony, as for any other row.
-    """
-    width = len(rows[0]) - len(names) if rows else 0
-    expressions = [column[0] for column in compiler.select[: compiler.col_count]]
-    converters = {
-        index: converter
-        for index, converter in compiler.get_converters(expressions).items()
-        if index >= width
-    }
-    converted = compiler.apply_converters(rows, converters) if converters else rows
-    result = []
-    for row in converted:
-        real_entity, pkval, avdict = entity._parse_row_(row[:width], offsets)
-        obj = real_entity._get_from_identity_map_(pkval, "loaded")
-        if obj._status_ in del_statuses:
-            continue
-        obj._db_set_(avdict)
-        result.append((obj, dict(zip(names, row[width:], strict=True))))
-    return result
-
-
-def _shape(queryset: models.QuerySet, iterable: type, rows: list[tuple]) -> list[Any]:
-    """``values()``/``values_list()`` rows as Django's iterables give them."""
-    if iterable is FlatValuesListIterable:
-        return [row[0] for row in rows]
-    if iterable is ValuesIterable or iterable is NamedValuesListIterable:
-        query = queryset.query
-        names = [*query.extra_select, *query.values_select, *query.annotation_select]
-        if iterable is ValuesIterable:
-            return [dict(zip(names, row, strict=True)) for row in rows]
-        row_type = namedtuple("Row", names)  # noqa: PYI024 - as Django's values_list(named=True)
-        return [row_type(*row) for row in rows]
-    return rows
-
-
-@functools.cache
-def row_layout(entity: Any) -> tuple[list[str], dict[Any, list[int]]]:
-    """The Django attnames to select for ``entity`` and where each Pony attribute reads."""
-    model = entity._djony_info_.model
-    attname_of = {field.column: field.attname for field in model._meta.local_concrete_fields}
-    attnames: list[str] = []
-    offsets: dict[Any, list[int]] = {}
-    for attr in entity._attrs_:
-        if attr.columns and not attr.is_collection:
-            offsets[attr] = list(range(len(attnames), len(attnames) + len(attr.columns)))
-            attnames.extend(attname_of[column] for column in attr.columns)
-    return attnames, offsets

@@ -13,35 +13,27 @@ function is re-bound to the mirrored class, whose root,
 :class:`DjangoInstance`, supplies ``Model``'s own defaults.
 
 :func:`entity_methods` gives the entity class itself what must override
-Pony: Django's ``__eq__``/``__hash__`` (equal to a Django instance of the
-same concrete model and key, both ways), ``__repr__`` (``<Writer: Zed>``)
-and pickling by model label and key.
-
-``isinstance(obj, TheModel)`` and ``isinstance(obj, models.Model)`` are true
-(:func:`install_instance_check`: Django's model metaclass learns that an entity
-object is an instance of its model, of the model's parents and of
-``models.Model``), so Django's ORM takes the objects as values of lookups and
-assignments (``filter(user=obj)``, ``Model(user=obj)``), as do forms,
-``model_to_dict``, serializers and ``ContentType.objects.get_for_model``.  Code
-that must tell the two kinds apart asks :func:`is_entity_object`.
-Model methods that call ``save()``/``delete()`` of ``models.Model`` expect a
-Django instance and do not work here.
+Pony: Django's ``__eq__``/``__hash__`` (:mod:`djony.objects.identity`),
+``__repr__`` (``<Writer: Zed>``) and pickling by model label and key
+(:mod:`djony.objects.pickling`).  ``isinstance(obj, TheModel)`` is
+:mod:`djony.objects.identity`'s too.  Model methods that call
+``save()``/``delete()`` of ``models.Model`` expect a Django instance and do
+not work here.
 """
 
 from __future__ import annotations
 
 import functools
 import types
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any
 
 from django.db import models
-from django.db.models.base import ModelBase, ModelState
+from django.db.models.base import ModelState
 from pony.orm.core import Entity as PonyEntity
 
 from djony.bridge.connection import alias_of
+from djony.objects.identity import django_eq, django_hash
+from djony.objects.pickling import reduce
 
 #: Model attributes never copied: Django's machinery, or Pony's.
 SKIPPED = frozenset(
@@ -92,8 +84,8 @@ class DjangoInstance:
     ``get_FOO_display``, ``serializable_value``, ``get_deferred_fields``.
     """
 
-    _djony_hash: int | None = None  # see _hash
-    _djony_page: Any = None  # the djony.querysets.Page the object was loaded with
+    _djony_hash: int | None = None  # see djony.objects.identity.django_hash
+    _djony_page: Any = None  # the djony.objects.pages.Page the object was loaded with
     _get_FIELD_display = models.Model._get_FIELD_display
     serializable_value = models.Model.serializable_value
     _get_pk_val = models.Model._get_pk_val
@@ -131,52 +123,6 @@ class DjangoInstance:
     def get_deferred_fields(self) -> set[str]:
         """Pony loads every column of a row: nothing is deferred."""
         return set()
-
-
-_type_instancecheck = type.__instancecheck__
-
-
-def _model_instancecheck(cls: type, instance: Any) -> bool:
-    """``isinstance(instance, cls)`` for a model class ``cls``: Django's, or an entity object of it.
-
-    An entity class names its model in ``_djony_model_`` (a proxy's flavour names the
-    proxy), so the object is an instance of that model's classes, as a Django instance is.
-    """
-    kind = type(instance)
-    if cls in kind.__mro__:
-        return True
-    model = kind.__dict__.get("_djony_model_")  # set on each entity class and flavour
-    if model is not None:
-        return cls in model.__mro__
-    declared = getattr(instance, "__class__", kind)  # a proxy (SimpleLazyObject) names another
-    if declared is kind or not isinstance(declared, type):
-        return False
-    if cls in declared.__mro__:
-        return True
-    model = declared.__dict__.get("_djony_model_")
-    return model is not None and cls in model.__mro__
-
-
-def install_instance_check() -> None:
-    """Make Django's model metaclass take entity objects for instances of their model.
-
-    Installed once, when djony declares its first entities; a model class of any
-    app then answers ``isinstance`` for djony's objects as for its own instances.
-    CPython asks ``__instancecheck__`` only when ``type(obj)`` is not the class
-    itself, so the exact-class check Django does most stays free.
-    """
-    if ModelBase.__dict__.get("__instancecheck__") is not _model_instancecheck:
-        ModelBase.__instancecheck__ = _model_instancecheck
-
-
-def is_entity_object(value: Any) -> bool:
-    """Whether ``value`` is an object of a djony entity (not a Django instance)."""
-    return isinstance(value, PonyEntity)
-
-
-def is_django_instance(value: Any) -> bool:
-    """Whether ``value`` is an instance Django built (``isinstance`` without entity objects)."""
-    return _type_instancecheck(models.Model, value)
 
 
 def _is_django_machinery(cls: type) -> bool:
@@ -293,11 +239,10 @@ def behaviour_base(model: type[models.Model], reserved: set[str]) -> type:
 def entity_methods(model: type[models.Model], behaviour: type) -> dict[str, Any]:
     """What the entity class itself carries so that it wins over Pony's ``Entity``."""
     body: dict[str, Any] = {
-        "_djony_model_": model,  # see _model_instancecheck
-        "__eq__": _eq,
-        "__hash__": _hash,
-        "__reduce__": _reduce,
-        "_save_updated_": _save_updated,
+        "_djony_model_": model,  # see djony.objects.identity
+        "__eq__": django_eq,
+        "__hash__": django_hash,
+        "__reduce__": reduce,
         # Read from ``obj.__class__`` by Django's validation (validate_unique).
         "_default_manager": model._meta.default_manager,
         "_base_manager": model._meta.base_manager,
@@ -326,157 +271,3 @@ class ManagerOnClass:
         if instance is not None:
             raise AttributeError(f"Manager isn't accessible via {owner.__name__} instances")
         return self.manager
-
-
-_assignments_only: ContextVar[bool] = ContextVar("djony_assignments_only", default=False)
-
-
-@contextmanager
-def assignments_not_saved() -> Iterator[None]:
-    """Inside: a changed attribute of a loaded object is never written by Pony.
-
-    As on a Django instance, ``obj.title = "x"`` changes the object, not its row,
-    until something saves it: ``DjonyResource`` runs every request in here (its
-    writes save Django instances), so a hook that edits ``bundle.obj`` to show it
-    differently writes nothing.  Objects created (``Model.p(...)``) or deleted
-    through Pony still are.
-    """
-    token = _assignments_only.set(True)
-    try:
-        yield
-    finally:
-        _assignments_only.reset(token)
-
-
-def _save_updated(self: Any) -> None:
-    """Pony's UPDATE of a changed object, unless assignments are not saved (see above)."""
-    if not _assignments_only.get():
-        PonyEntity._save_updated_(self)
-        return
-    # Saved as far as the session is concerned; the row keeps its values, and so do
-    # Pony's copies of them (a later read of the row is not a conflict).
-    self._status_ = "updated"
-    self._wbits_ = 0
-
-
-def _eq(self: Any, other: Any) -> Any:
-    """Django's ``Model.__eq__``: same concrete model and same key (also with Django instances)."""
-    if self is other:
-        return True
-    if not isinstance(other, (models.Model, PonyEntity)):
-        return NotImplemented
-    if self._meta.concrete_model is not other._meta.concrete_model:
-        return False
-    pk = self.pk
-    if pk is None:
-        return False
-    return pk == other.pk
-
-
-def _hash(self: Any) -> int:
-    """``hash(pk)`` as Django's, for objects whose key is known when Pony first sees them.
-
-    Pony keeps objects in sets, some before their key is known (a new
-    object); such an object keeps the identity hash it had then, for good.
-    """
-    fixed = self._djony_hash
-    if fixed is not None:
-        return fixed
-    try:
-        pkval = self._pkval_
-    except AttributeError:  # Pony is registering the object: only its set of all objects
-        return object.__hash__(self)
-    if pkval is None or self._newid_ is not None:
-        fixed = self._djony_hash = object.__hash__(self)
-        return fixed
-    return hash(pkval)
-
-
-def _reduce(self: Any) -> tuple:
-    """Pickle as (model label, database alias, column values): see :func:`restore`."""
-    if self._status_ in ("created", "modified", "inserted", "updated") or self.pk is None:
-        # Pony's own refusal: a changed object has to be stored first.
-        return PonyEntity.__reduce__(self)
-    values = {}
-    for attr, value in self._vals_.items():
-        if attr.is_collection:
-            continue
-        if isinstance(value, PonyEntity):
-            value = ("pk", value._get_raw_pkval_())
-        values[attr.name] = value
-    return restore, (self._meta.concrete_model._meta.label, alias_of(self._database_), values)
-
-
-def restore(label: str, alias: str, values: dict[str, Any]) -> Any:
-    """The object ``_reduce`` pickled: in a Pony session, that session's object.
-
-    Outside any session (a cache read in a plain Django view) it is a Django
-    instance of the same row and values (columns the object did not carry are
-    deferred, loaded by Django when read).
-    """
-    from django.apps import apps
-    from pony.orm.core import local as pony_local
-    from pony.orm.core import unpickle_entity
-
-    from djony.registry import entity_for
-
-    model = apps.get_model(label)
-    if pony_local.db_session is None:
-        return _django_instance(model, alias, values)
-    entity = entity_for(model, alias)
-    state: dict[str, Any] = {"__class__": entity}
-    for name, value in values.items():
-        if type(value) is tuple and len(value) == 2 and value[0] == "pk":
-            target = entity._adict_[name].py_type
-            value = target._get_by_raw_pkval_(value[1])
-        state[name] = value
-    return unpickle_entity(state)
-
-
-def _django_instance(model: type[models.Model], alias: str, values: dict[str, Any]) -> Any:
-    """A Django instance of ``model`` from an entity object's pickled ``values``."""
-    attnames, row = [], []
-    for field in model._meta.concrete_fields:
-        if field.name not in values:
-            continue
-        value = values[field.name]
-        if type(value) is tuple and len(value) == 2 and value[0] == "pk":
-            value = value[1][0] if len(value[1]) == 1 else value[1]
-        attnames.append(field.attname)
-        row.append(value)
-    return model.from_db(alias, attnames, row)
-
-
-_FLAVOURS: dict[tuple[Any, type], type] = {}
-
-
-def flavoured(objects: list[Any], model: type[models.Model]) -> list[Any]:
-    """``objects`` of a proxy model's rows, as that proxy's instances.
-
-    The objects are the concrete entity's (one per row in the session);
-    their class becomes a subclass of the entity, unknown to Pony, whose
-    ``_meta`` is the proxy's and which has the proxy's own methods, so
-    ``obj.__class__._meta`` (Tastypie's ``DjangoAuthorization``) names the
-    proxy's permissions, as for a Django instance of the proxy.
-    """
-    if not objects or not model._meta.proxy:
-        return objects
-    entity = type(objects[0])
-    concrete = getattr(entity, "_djony_concrete_entity_", entity)
-    flavour = _FLAVOURS.get((concrete, model))
-    if flavour is None:
-        mirror = behaviour_base(model, set(vars(concrete)))
-        body = {
-            "__slots__": (),
-            "_meta": model._meta,
-            "_djony_model_": model,
-            "_djony_concrete_entity_": concrete,
-        }
-        body.update({k: v for k, v in entity_methods(model, mirror).items() if k in ENTITY_DUNDERS})
-        # type.__new__, not the metaclass: Pony must not take it for a new entity.
-        flavour = type.__new__(type(concrete), model.__name__, (mirror, concrete), body)
-        _FLAVOURS[(concrete, model)] = flavour
-    for obj in objects:
-        if type(obj) is not flavour:
-            obj.__class__ = flavour
-    return objects

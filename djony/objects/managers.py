@@ -7,7 +7,7 @@ same names answer the same way: each call builds Django's own related
 manager for a stand-in instance carrying only the owner's keys, so the
 core filters, the related model's default manager (a manager that hides
 rows hides them here too) and its ``Meta.ordering`` are Django's, and the
-rows are loaded by Pony (:class:`~djony.querysets.PonyQuerySet`).
+rows are loaded by Pony (:class:`~djony.objects.querysets.PonyQuerySet`).
 
 * Many-to-many and reverse foreign keys are Pony ``Set`` attributes; their
   wrapper (:func:`set_wrapper_class`) adds the Django methods.  Pony's own
@@ -34,11 +34,11 @@ from pony.orm import db_session
 from pony.orm.core import DatabaseSessionIsOver, SetInstance
 from pony.orm.core import Entity as PonyEntity
 
-from djony import instances
 from djony.bridge.connection import alias_of
 from djony.meta.models import describe
-from djony.querysets import PonyQuerySet
-from djony.sessions import forget_pages, pages_of
+from djony.objects.pages import forget_pages, pages_of
+from djony.objects.querysets import PonyQuerySet
+from djony.objects.relations import as_entity
 
 
 def owner_stub(owner: Any) -> models.Model:
@@ -115,13 +115,6 @@ def _page_stub(owner: Any, accessor: str) -> models.Model | None:
         stubs = cache[(page, accessor)] = {obj.pk: owner_stub(obj) for obj in page.objects}
         prefetch_related_objects(list(stubs.values()), accessor)
     return stubs.get(owner.pk)
-
-
-def as_entity(value: Any, entity: Any) -> Any:
-    """``value`` as an object of ``entity``: entity objects as they are, Django instances by key."""
-    if instances.is_django_instance(value):
-        return entity._get_by_raw_pkval_((value.pk,), from_db=False)
-    return value
 
 
 class RelatedManagerMethods:

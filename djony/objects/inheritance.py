@@ -5,15 +5,34 @@ row by a one-to-one ``<parent>_ptr`` primary key.  The child's entity gets:
 
 * a property per inherited field, readable and writable on objects and
   usable in queries (``select(r for r in Restaurant.p if r.name == "x")``),
-  see :func:`djony.attributes.inherited_property`;
-* a constructor (:func:`djony.attributes.constructor`) that accepts the parents' fields
-  too and creates the parent rows first (:func:`create_parents`), as
+  see :func:`inherited_property`;
+* a constructor (:func:`djony.objects.attributes.constructor`) that accepts the
+  parents' fields too and creates the parent rows first (:func:`create_parents`), as
   ``Restaurant.objects.create(name=..., serves_pizza=...)`` does.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from djony.objects.codegen import attribute_path, compile_lambda
+
+
+def inherited_property(link: str, path: tuple[str, ...]) -> property:
+    """A property reading and writing ``self.<link>.<path...>``.
+
+    The getter is compiled (see :mod:`djony.objects.codegen`) so that Pony, which
+    decompiles a property's bytecode, can translate it inside queries.
+    """
+    getter = compile_lambda("self", "self." + attribute_path(link, *path))
+
+    def setter(self: Any, value: Any) -> None:
+        owner = getattr(self, link)
+        for name in path[:-1]:
+            owner = getattr(owner, name)
+        setattr(owner, path[-1], value)
+
+    return property(getter, setter)
 
 
 def create_parents(entity: Any, kwargs: dict[str, Any], links: list[tuple[str, str]]) -> None:
