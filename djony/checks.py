@@ -22,7 +22,8 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
 
 from djony.bridge import backends
-from djony.mapping import DJANGO_SERVED, declare_entities
+from djony.mapping.entities import declare_entities
+from djony.mapping.info import DJANGO_SERVED
 from djony.meta.models import has_composite_key, mapped_models
 
 

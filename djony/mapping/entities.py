@@ -1,35 +1,22 @@
-"""One Django model -> one Pony entity declaration.
+"""The declarations: every concrete model's entity, in one Pony ``Database``.
 
-:func:`declare_entities` reads the ``_meta`` of every concrete model and
-declares, in one Pony ``Database``, an entity over the same table: the same
-columns, the same relations (with Django's reverse accessor names), the same
-defaults.  Nothing here touches the database; the caller generates the
-mapping without creating or checking tables.
-
-What Pony cannot express natively is built from Django's metadata:
-
-* multi-table inheritance: the child's primary key is a relation to the
-  parent, and the parent's fields are properties on the child that go
-  through that link (:attr:`EntityInfo.paths` says how to reach each field
-  in a query);
-* a ``ForeignKey`` with ``to_field``: the raw column is an attribute named
-  after Django's ``attname``, and the relation a read-only property;
-* an explicit ``through`` model: an entity of its own, the many-to-many field
-  a property returning a Pony query;
-* ``on_delete`` and ``auto_now``: hooks on the entity (see
-  :mod:`djony.objects.deletion`, :mod:`djony.objects.saving`).
+:func:`declare_entities` is the mapping's one entry point (see
+:mod:`djony.mapping` for what it builds); each model's body is assembled by a
+``_Declarer`` from the type table (:mod:`djony.meta.types`), the names
+(:mod:`djony.meta.names`) and the attributes, relations, managers and rules of
+:mod:`djony.objects`.  To map a custom field, extend the type table with
+``DJONY_DATA_TYPES`` rather than this module.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from dataclasses import field as dataclass_field
 from typing import Any
 
 from django.db import models
 from pony.orm import Optional, PrimaryKey
 
 from djony.bridge import fieldvalues
+from djony.mapping.info import DJANGO_SERVED, EntityInfo
 from djony.meta.models import instance_names, is_generic_foreign_key, mapped_models
 from djony.meta.names import entity_names, hidden_name, reverse_name
 from djony.meta.types import DEFAULT_DATA_TYPES, ColumnType, column_type, data_types
@@ -43,21 +30,6 @@ from djony.objects import (
     relations,
     saving,
 )
-
-#: The start of an :attr:`EntityInfo.unmapped` reason for a field Django serves.
-DJANGO_SERVED = "served by Django: "
-
-
-@dataclass
-class EntityInfo:
-    """What djony knows about one mapped model."""
-
-    model: type[models.Model]
-    name: str
-    #: Django field name -> attribute names to follow from this entity.
-    paths: dict[str, tuple[str, ...]] = dataclass_field(default_factory=dict)
-    #: Fields left out, with the reason (reported by the system checks).
-    unmapped: dict[str, str] = dataclass_field(default_factory=dict)
 
 
 class _Declarer:
