@@ -4,19 +4,27 @@ The serving layer imports djony through this module only (a lint contract
 keeps it so), never djony's internals nor Pony's: the names below are the
 whole surface it relies on, so djony's modules can move without it noticing.
 
-- Objects: which values are Django instances or entity objects, assignments
-  in read code that must not save, the current Pony session and its store.
+- Objects: which values are Django instances or entity objects and which
+  model they are rows of (:func:`model_of`), assignments in read code that
+  must not save, the current Pony session and its page store.
 - Databases: where a model is read from and written to, reading a write's own
-  rows inside a write request (:func:`writing`, :func:`pin_reads`).
+  rows inside a write request (:func:`writing`, :func:`pin_reads`); the
+  database's backend (:mod:`~djony.bridge.backends`: its limits, what a
+  refused read says about the client's input, :func:`read_refusal`, and the
+  words a refused write's message uses, :data:`REFUSAL_KINDS`).
 - Querysets: :class:`PonyQuerySet` (a Django queryset's rows through Pony),
   to-one keys loaded for a page, SQL kept per query shape
   (:class:`OneValueQuery`, :class:`KeptQueries`).
 - State kept between requests: :class:`BoundedCache` and :func:`register`.
+
+Add a name here (re-exported from where it lives) before the serving layer
+uses it.
 """
 
 from __future__ import annotations
 
 from djony.bridge import backends
+from djony.bridge.backends import REFUSAL_KINDS, ReadRefusal, read_refusal
 from djony.meta.compat import none_as_json_null
 from djony.meta.models import has_composite_key, model_of
 from djony.objects.compiled import (
@@ -39,6 +47,7 @@ from djony.objects.sessions import adopt, object_by_key, session_active
 from djony.registry import entity_for, pin_reads, write_alias, writing
 
 __all__ = [
+    "REFUSAL_KINDS",
     "BoundedCache",
     "EntityDescriptor",
     "Kept",
@@ -46,6 +55,7 @@ __all__ = [
     "NotKeptForValue",
     "OneValueQuery",
     "PonyQuerySet",
+    "ReadRefusal",
     "adopt",
     "assignments_not_saved",
     "backends",
@@ -63,6 +73,7 @@ __all__ = [
     "pages_of_model",
     "pin_reads",
     "plain_manager",
+    "read_refusal",
     "register",
     "session_active",
     "write_alias",

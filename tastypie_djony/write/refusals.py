@@ -22,16 +22,7 @@ from django.db import models
 from django.utils.text import capfirst
 from pony.orm import core as pony_core
 
-from djony.serving import is_django_instance
-
-#: Keywords of the drivers' texts (SQLite, PostgreSQL, MySQL/MariaDB) -> kind of refusal.
-KINDS = (
-    ("unique", ("unique", "duplicate")),
-    ("reference", ("foreign key",)),
-    ("required", ("not null", "null value", "cannot be null")),
-    ("range", ("check constraint", "out of range", "check")),
-    ("length", ("too long", "data too long")),
-)
+from djony.serving import REFUSAL_KINDS, is_django_instance
 
 #: How many rows in the way a refused delete names, per model (then "and N more").
 NAMED_ROWS = 5
@@ -118,7 +109,7 @@ def _reason(model: type[models.Model], exc: BaseException) -> str:
 
 
 def _kind(text: str) -> str | None:
-    for kind, words in KINDS:
+    for kind, words in REFUSAL_KINDS:  # the drivers' words, from djony's backends
         if any(word in text for word in words):
             return kind
     return None
