@@ -11,7 +11,8 @@ against Django's stored values.
 :func:`converter_classes` builds a provider's converter table (Pony picks a
 converter by the Python type of the attribute or parameter, first match
 wins); each backend module (:mod:`djony.bridge.backends`) says which converters
-its database needs.
+its database needs, and overrides one by type where its database differs
+(PostgreSQL's zoned datetimes, SQLite's decimals, MySQL's ``TIME``).
 """
 
 from __future__ import annotations

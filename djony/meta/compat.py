@@ -1,7 +1,8 @@
 """What differs between the Django versions djony supports (5.2 LTS to 6.1).
 
 Kept in one module so that dropping an old Django means deleting lines here
-only.
+only: a new Django that changes an API djony uses gets its shim here, never a
+version check elsewhere.
 """
 
 from __future__ import annotations

@@ -8,7 +8,9 @@ is bounded.  The test suite walks this registry (tests/test_kept_state.py): stat
 that grows during requests without being registered fails it, and so does a kind
 without a test of its own.
 
-Caches keyed by anything a request can vary are a :class:`BoundedCache`: a
+Anything new kept between requests is registered here (:func:`register`), by the
+module that keeps it (djony's kinds below, ``tastypie_djony.kept`` for the serving
+layer's).  Caches keyed by anything a request can vary are a :class:`BoundedCache`: a
 least-recently-used mapping of at most ``settings.DJONY_CACHE_SIZE`` entries
 (default :data:`DEFAULT_SIZE`) each; a copy (``copy``/``deepcopy`` of a resource or
 field, as Tastypie makes) starts empty.

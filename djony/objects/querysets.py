@@ -13,8 +13,12 @@ Related managers (``obj.tags.all()``, see :mod:`djony.objects.managers`) and
 Tastypie's object lists (``tastypie_djony.objectlist``) are built on it.
 Evaluated outside a ``db_session``, a query opens one for its own rows;
 the loaded values stay readable afterwards, and so do the objects their
-foreign keys name (:func:`~djony.objects.rows.load_to_one`), as ``note.author.username`` reads
-on a Django instance at any time.
+foreign keys name (:func:`~djony.objects.rows.load_to_one`), as
+``note.author.username`` reads on a Django instance at any time.
+
+Subclass :class:`PonyQuerySet` and override ``_sql``/``_execute`` to turn the
+errors of compiling or running a query into your own (as ``tastypie_djony``'s
+object list turns a client's bad filter value into a 400).
 """
 
 from __future__ import annotations
