@@ -182,6 +182,24 @@ def test_objects_of_a_proxy_model_carry_the_proxys_meta() -> None:
     assert Author.objects.get().name == "Bea"
 
 
+def test_model_of_names_the_model_a_django_instance_or_an_entity_object_is_a_row_of() -> None:
+    from django.utils.functional import SimpleLazyObject
+
+    from djony.meta.models import model_of
+    from djony.objects.querysets import PonyQuerySet
+    from tests.testapp.models import Author, ProxyAuthor
+
+    ann = Author.objects.create(name="Ann")
+    assert model_of(ann) is Author
+    assert model_of(ProxyAuthor.objects.get()) is ProxyAuthor
+    assert model_of(SimpleLazyObject(lambda: ann)) is Author  # request.user
+    with db_session:
+        assert model_of(Author.p[ann.pk]) is Author
+        (proxied,) = PonyQuerySet(ProxyAuthor.objects.all())
+        assert model_of(proxied) is ProxyAuthor  # as for a Django instance of the proxy
+    assert model_of(3) is None and model_of(Author) is None
+
+
 def test_a_relation_read_on_one_object_of_a_page_loads_it_for_the_whole_page(
     writer: Writer, django_assert_num_queries
 ) -> None:
