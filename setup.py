@@ -15,7 +15,7 @@ VERSION = re.search(
 ).group(1)
 
 # psycopg 3 is what Django recommends and picks when both drivers are installed;
-# djony brings its own Pony provider for it (djony/backends/postgresql.py).
+# djony brings its own Pony provider for it (djony/bridge/backends/postgresql.py).
 # 3.1.8 is the oldest psycopg Django 5.2 accepts.
 POSTGRES = ["psycopg[binary]>=3.1.8"]
 POSTGRES_POOL = ["psycopg[binary,pool]>=3.1.8"]  # Django's OPTIONS["pool"]

@@ -22,7 +22,7 @@ def main() -> None:
     from django.db.models.base import ModelBase
 
     import djony
-    from djony import instances
+    from djony.objects import identity
 
     djony.db()  # builds the mapping, which installs the check
     user = User(pk=1, username="u")
@@ -44,7 +44,7 @@ def main() -> None:
     installed = {name: best(fn) for name, fn in cases.items()}
     del ModelBase.__instancecheck__  # Django's own, for comparison
     plain = {name: best(fn) for name, fn in cases.items() if "entity" not in name}
-    instances.install_instance_check()
+    identity.install_instance_check()
     print(f"{'call':42} {'djony ns':>9} {'Django ns':>10}")
     for name, ns in installed.items():
         print(f"{name:42} {ns:9.0f} {plain.get(name, float('nan')):10.0f}")

@@ -1,4 +1,8 @@
-"""App config: attaches ``Model.p`` and registers djony's system checks."""
+"""App config: hands the registry its builder, attaches ``Model.p``, registers the checks.
+
+Nothing is built here (the mapping is built on first use); djony's modules are
+imported in :meth:`DjonyConfig.ready`, once every app's models are loaded.
+"""
 
 from __future__ import annotations
 
@@ -23,8 +27,11 @@ class DjonyConfig(AppConfig):
 
     def ready(self) -> None:
         from djony import checks as djony_checks
-        from djony.descriptor import EntityDescriptor
+        from djony import registry
+        from djony.build import build
+        from djony.objects.descriptor import EntityDescriptor
 
+        registry.use_builder(build)
         descriptor = EntityDescriptor()
         for model in apps.get_models(include_auto_created=True):
             existing = _own_p(model)

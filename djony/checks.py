@@ -21,7 +21,10 @@ from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
 
-from djony.mapping import DJANGO_SERVED, declare_entities, has_composite_key, mapped_models
+from djony.bridge import backends
+from djony.mapping.entities import declare_entities
+from djony.mapping.info import DJANGO_SERVED
+from djony.meta.models import has_composite_key, mapped_models
 
 
 def served_by_django(model: Any, name: str, reason: str) -> checks.CheckMessage:
@@ -45,7 +48,7 @@ def served_by_django(model: Any, name: str, reason: str) -> checks.CheckMessage:
 def check_mapping(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     from pony.orm import Database
 
-    from djony.descriptor import EntityDescriptor
+    from djony.objects.descriptor import EntityDescriptor
 
     if app_configs is None:
         models = apps.get_models()
@@ -109,8 +112,6 @@ def check_databases(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
     warning (the alias may never be used with djony); a driver or setting
     djony's backend cannot serve is an error.
     """
-    from djony import backends
-
     messages: list[checks.CheckMessage] = []
     for alias in connections:
         django_connection = connections[alias]

@@ -1,10 +1,12 @@
-"""One Pony ``Database`` per Django database alias, built once per process.
+"""One Pony ``Database`` per Django database alias, built once per process: state and lookups.
 
 The mapping is built on first use (not at import or ``ready()`` time), under
 a lock, and then shared by every thread: a Pony ``Database`` is thread-safe,
 only a ``db_session`` belongs to one thread.  :func:`db` returns the database
 for an alias; :func:`entity_for` the entity of one model, in the database
-Django's routers pick for reads.
+Django's routers pick for reads.  What builds a database is handed in by
+``DjonyConfig.ready()`` (:func:`use_builder`, :func:`djony.build.build`), so
+this module imports nothing of djony's: everything else may use it.
 
 Routers: reads follow ``db_for_read`` and writes go to ``db_for_write``.
 Inside :func:`writing` (a write request of ``DjonyResource``) reads of the
@@ -16,19 +18,21 @@ database is a replica that has not seen them.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from django.apps import apps
+from django.core.exceptions import ImproperlyConfigured
 from django.db import DEFAULT_DB_ALIAS, models, router
-from pony.orm import Database
 
-from djony import connection
-from djony.mapping import EntityInfo, declare_entities
-from djony.rereads import read_as_django
+if TYPE_CHECKING:
+    from pony.orm import Database
 
+#: Builds the database of an alias: its Pony ``Database`` and model -> entity table.
+Builder = Callable[[str], "tuple[Database, dict[type[models.Model], Any]]"]
+
+_builder: Builder | None = None
 _lock = threading.Lock()
 _databases: dict[str, Database] = {}
 _entities: dict[str, dict[type[models.Model], Any]] = {}
@@ -46,21 +50,25 @@ def db(alias: str = DEFAULT_DB_ALIAS) -> Database:
     return database
 
 
+def use_builder(builder: Builder) -> None:
+    """Build each alias's database with ``builder`` from now on (called by ``ready()``).
+
+    ``DjonyConfig.ready()`` gives :func:`djony.build.build`; a test that maps the
+    models differently may give its own (and :func:`reset` what was built).
+    """
+    global _builder
+    _builder = builder
+
+
 def _build(alias: str) -> Database:
-    database = Database()
-    database.djony_alias = alias
-    entities = declare_entities(database, list(apps.get_models(include_auto_created=False)))
-    connection.bind(database, alias)
-    database.generate_mapping(check_tables=False, create_tables=False)
-    read_as_django(database)
+    if _builder is None:
+        raise ImproperlyConfigured(
+            'djony builds its mapping once its app is ready: add "djony" to INSTALLED_APPS.'
+        )
+    database, entities = _builder(alias)
     _entities[alias] = entities
     _databases[alias] = database
     return database
-
-
-def alias_of(database: Database) -> str:
-    """The Django alias a Pony ``Database`` of djony's serves."""
-    return database.djony_alias
 
 
 def entities(alias: str = DEFAULT_DB_ALIAS) -> dict[type[models.Model], Any]:
@@ -81,6 +89,11 @@ def entity_for(model: type[models.Model], alias: str | None = None) -> Any:
             f"{model._meta.label} has no Pony entity: djony maps concrete models of "
             "installed apps only (abstract and swapped-out models have none)."
         ) from None
+
+
+def has_entity_subclasses(model: type[models.Model]) -> bool:
+    """Whether ``model``'s entity has subclasses (multi-table children, whose objects it holds)."""
+    return bool(entity_for(model)._subclasses_)
 
 
 def read_alias(model: type[models.Model]) -> str:
@@ -116,11 +129,6 @@ def pin_reads(queryset: models.QuerySet) -> models.QuerySet:
     if pinned is None or queryset._db is not None or write_alias(queryset.model) != pinned:
         return queryset
     return queryset.using(pinned)
-
-
-def info_for(model: type[models.Model], alias: str | None = None) -> EntityInfo:
-    """What djony knows about the mapping of ``model`` (paths, unmapped fields)."""
-    return entity_for(model, alias)._djony_info_
 
 
 def reset() -> None:

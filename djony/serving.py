@@ -4,21 +4,30 @@ The serving layer imports djony through this module only (a lint contract
 keeps it so), never djony's internals nor Pony's: the names below are the
 whole surface it relies on, so djony's modules can move without it noticing.
 
-- Objects: which values are Django instances or entity objects, assignments
-  in read code that must not save, the current Pony session and its store.
+- Objects: which values are Django instances or entity objects and which
+  model they are rows of (:func:`model_of`), assignments in read code that
+  must not save, the current Pony session and its page store.
 - Databases: where a model is read from and written to, reading a write's own
-  rows inside a write request (:func:`writing`, :func:`pin_reads`).
+  rows inside a write request (:func:`writing`, :func:`pin_reads`); the
+  database's backend (:mod:`~djony.bridge.backends`: its limits, what a
+  refused read says about the client's input, :func:`read_refusal`, and the
+  words a refused write's message uses, :data:`REFUSAL_KINDS`).
 - Querysets: :class:`PonyQuerySet` (a Django queryset's rows through Pony),
   to-one keys loaded for a page, SQL kept per query shape
   (:class:`OneValueQuery`, :class:`KeptQueries`).
 - State kept between requests: :class:`BoundedCache` and :func:`register`.
+
+Add a name here (re-exported from where it lives) before the serving layer
+uses it.
 """
 
 from __future__ import annotations
 
-from djony import backends
-from djony.compat import none_as_json_null
-from djony.compiled import (
+from djony.bridge import backends
+from djony.bridge.backends import REFUSAL_KINDS, ReadRefusal, read_refusal
+from djony.meta.compat import none_as_json_null
+from djony.meta.models import has_composite_key, model_of
+from djony.objects.compiled import (
     KeptQueries,
     NotKeptForValue,
     OneValueQuery,
@@ -26,28 +35,19 @@ from djony.compiled import (
     last_leaf,
     plain_manager,
 )
-from djony.descriptor import EntityDescriptor
-from djony.instances import assignments_not_saved, is_django_instance, is_entity_object
-from djony.kept import BoundedCache, register
-from djony.managers import class_attribute
-from djony.mapping import has_composite_key
-from djony.querysets import Kept, PonyQuerySet, load_to_one
-from djony.registry import entity_for, pin_reads, write_alias, writing
-from djony.sessions import (
-    adopt,
-    object_by_key,
-    pages_of_model,
-    session_active,
-    unflushed_changes,
-)
-
-
-def has_entity_subclasses(model: type) -> bool:
-    """Whether ``model``'s entity has subclasses (multi-table children, whose objects it holds)."""
-    return bool(entity_for(model)._subclasses_)
-
+from djony.objects.descriptor import EntityDescriptor
+from djony.objects.identity import is_django_instance, is_entity_object
+from djony.objects.kept import BoundedCache, register
+from djony.objects.managers import class_attribute
+from djony.objects.pages import pages_of_model
+from djony.objects.querysets import Kept, PonyQuerySet
+from djony.objects.rows import load_to_one
+from djony.objects.saving import assignments_not_saved
+from djony.objects.sessions import adopt, object_by_key, session_active, unflushed_changes
+from djony.registry import entity_for, has_entity_subclasses, pin_reads, write_alias, writing
 
 __all__ = [
+    "REFUSAL_KINDS",
     "BoundedCache",
     "EntityDescriptor",
     "Kept",
@@ -55,6 +55,7 @@ __all__ = [
     "NotKeptForValue",
     "OneValueQuery",
     "PonyQuerySet",
+    "ReadRefusal",
     "adopt",
     "assignments_not_saved",
     "backends",
@@ -67,11 +68,13 @@ __all__ = [
     "is_entity_object",
     "last_leaf",
     "load_to_one",
+    "model_of",
     "none_as_json_null",
     "object_by_key",
     "pages_of_model",
     "pin_reads",
     "plain_manager",
+    "read_refusal",
     "register",
     "session_active",
     "unflushed_changes",

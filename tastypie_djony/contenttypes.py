@@ -13,18 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import models
 from tastypie.contrib.contenttypes.fields import GenericForeignKeyField
 
-from djony.serving import is_django_instance
-
-
-def model_of(obj: Any) -> type[models.Model] | None:
-    """The Django model ``obj`` is a row of: its class, or an entity object's ``_meta.model``."""
-    if is_django_instance(obj):
-        return type(obj)
-    meta = getattr(type(obj), "_meta", None)
-    return meta.model if meta is not None else None
+from djony.serving import model_of
 
 
 class DjonyGenericForeignKeyField(GenericForeignKeyField):

@@ -22,12 +22,12 @@ from tastypie import fields as tastypie_fields
 from tastypie.bundle import Bundle
 from tastypie.fields import FileField, RelatedField, ToManyField, ToOneField
 
+from djony.serving import model_of
 from tastypie_djony.mode import is_write
 from tastypie_djony.nulls import empty_attribute, no_primary_key, related_may_be_absent
 from tastypie_djony.related import (
     Relation,
     ToOneRelation,
-    model_of,
     related_keys,
     related_objects,
     related_objects_of,

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from django.core.exceptions import FieldError
-from django.db import DataError, NotSupportedError, models
+from django.db import NotSupportedError, models
 from django.db.models.query import ModelIterable
 from tastypie.exceptions import BadRequest, InvalidSortError
 
@@ -109,24 +109,20 @@ class DjonyObjectList(PonyQuerySet):
         return _as_sql(compiler)
 
     def _execute(self, sql: str, params: Any) -> Any:
-        entity = self.entity
-        backend = backends.for_alias(self.queryset.db)
         try:
             return super()._execute(sql, params)
-        except (DataError, ValueError, OverflowError) as exc:
-            # Invalid input the database refused (bad regex, NUL byte, out of range).
-            raise BadRequest(f"Invalid filter value: {_first_line(exc)}") from None
-        except entity._database_.provider.dbapi_module.DataError as exc:
-            raise BadRequest(f"Invalid filter value: {_first_line(exc)}") from None
-        except entity._database_.provider.dbapi_module.OperationalError as exc:
-            if not backend.refused_pattern(exc):
+        except Exception as exc:
+            # What the database refused of the client's input is a 400; the rest is raised.
+            refusal = backends.read_refusal(self.queryset.db, exc)
+            if refusal is None:
                 raise
-            raise BadRequest(f"Invalid regular expression: {_first_line(exc)}") from None
-        except entity._database_.provider.dbapi_module.ProgrammingError as exc:
-            if not backend.refused_value_type(exc):
-                raise
-            # e.g. ?name__iexact=true: Tastypie made the value a boolean.
-            raise BadRequest("Invalid filter value: its type does not fit the field.") from None
+            if refusal is backends.ReadRefusal.PATTERN:
+                raise BadRequest(f"Invalid regular expression: {_first_line(exc)}") from None
+            if refusal is backends.ReadRefusal.VALUE_TYPE:
+                # e.g. ?name__iexact=true: Tastypie made the value a boolean.
+                raise BadRequest("Invalid filter value: its type does not fit the field.") from None
+            # Invalid input the database refused (NUL byte, out of range, bad data).
+            raise BadRequest(f"Invalid filter value: {_first_line(exc)}") from None
 
 
 @contextmanager

@@ -71,14 +71,6 @@ def relation_field(model: type[models.Model], attribute: Any) -> Any:
     return field
 
 
-def model_of(obj: Any) -> type[models.Model] | None:
-    """The Django model of a Django instance or a djony entity instance."""
-    info = getattr(type(obj), "_djony_info_", None)
-    if info is not None:
-        return info.model
-    return type(obj) if isinstance(obj, models.Model) else None
-
-
 #: Modules of Django's own related managers (their queries are the related model's default
 #: manager's, which :class:`Relation` reproduces).
 DJANGO_MANAGERS = (

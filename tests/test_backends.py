@@ -1,4 +1,4 @@
-"""djony.backends: one module per vendor, found by Django's ``connection.vendor``.
+"""djony.bridge.backends: one module per vendor, found by Django's ``connection.vendor``.
 
 And the system check that reports a database djony cannot serve at startup
 (``djony.E002``) instead of a 500 on every request.
@@ -12,8 +12,9 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 
-from djony import backends, checks
-from djony.backends import mysql, postgresql, sqlite
+from djony import checks
+from djony.bridge import backends
+from djony.bridge.backends import mysql, postgresql, sqlite
 
 
 def fake_connection(vendor: str, driver: str = "", alias: str = "other") -> types.SimpleNamespace:
@@ -57,6 +58,35 @@ def test_limits_and_refusals_are_the_backends() -> None:
     old.pgcode = "42804"  # psycopg2's name
     assert postgresql.backend.refused_value_type(old)
     assert postgresql.backend.driver_error(mismatch).pgcode == "42883"  # what Pony reads
+
+
+def test_a_read_error_is_classified_by_the_backend_of_its_alias() -> None:
+    """A value, a pattern or a type the database refused is the client's; the rest is not."""
+    driver = backends.for_alias("default").provider(connection).dbapi_module
+    assert backends.read_refusal("default", ValueError("NUL byte")) is backends.ReadRefusal.VALUE
+    assert (
+        backends.read_refusal("default", OverflowError("too large")) is backends.ReadRefusal.VALUE
+    )
+    assert backends.read_refusal("default", driver.DataError("bad")) is backends.ReadRefusal.VALUE
+    assert backends.read_refusal("default", driver.OperationalError("no such table")) is None
+    assert backends.read_refusal("default", driver.ProgrammingError("syntax error")) is None
+    assert backends.read_refusal("default", RuntimeError("a bug")) is None
+    pattern = {
+        "sqlite": driver.OperationalError("user-defined function raised exception"),
+        "mysql": driver.OperationalError(1139, "Got error 'x' from regexp"),
+    }.get(connection.vendor)
+    if pattern is not None:
+        assert backends.read_refusal("default", pattern) is backends.ReadRefusal.PATTERN
+
+
+def test_the_refusal_words_are_every_backend_s() -> None:
+    """Each kind of refused write with the words of the three drivers, in one order."""
+    kinds = dict(backends.REFUSAL_KINDS)
+    assert list(kinds) == ["unique", "reference", "required", "range", "length"]
+    for backend in (sqlite.backend, postgresql.backend, mysql.backend):
+        for kind, words in backend.refusal_words.items():
+            assert set(words) <= set(kinds[kind]), (backend.vendor, kind)
+    assert "duplicate" in kinds["unique"] and "null value" in kinds["required"]
 
 
 class FakeConnections(dict):

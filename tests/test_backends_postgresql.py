@@ -18,7 +18,7 @@ from pony.orm import core as pony_core
 from pony.orm import db_session
 
 import djony
-from djony.backends import postgresql
+from djony.bridge.backends import postgresql
 from tests.testapp.models import Tag
 
 pytestmark = [
@@ -77,7 +77,7 @@ def test_psycopg_3_alone_needs_no_psycopg2() -> None:
         """
         import sys
         sys.modules["psycopg2"] = None  # as if psycopg2 were not installed
-        from djony.backends import postgresql
+        from djony.bridge.backends import postgresql
         provider = postgresql.provider_for("psycopg")
         assert provider.dbapi_module.__name__ == "psycopg"
         assert sys.modules["psycopg2"] is None, "the stand-in must not stay behind"

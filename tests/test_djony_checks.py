@@ -17,8 +17,8 @@ from pony.orm import db_session
 
 from djony import registry
 from djony.checks import check_mapping
-from djony.querysets import Page
-from djony.types import ColumnType
+from djony.meta.types import ColumnType
+from djony.objects.pages import Page
 from tests.testapp.models import Landmark, Point
 
 pytestmark = pytest.mark.django_db

@@ -206,9 +206,9 @@ def test_delete_matches_django(data: dict) -> None:
     """The same delete through Django and through Pony leaves the same rows."""
 
     def snapshot() -> dict:
-        # Authors by name: Django 4.2's delete calls Loan.borrower's SET(callable)
-        # even with no loans, creating "(placeholder)" (djony does the same), and
-        # on PostgreSQL/MariaDB the rollback below does not give its id back.
+        # Authors by name: a SET(callable) may create a row (Loan.borrower's creates
+        # "(placeholder)" when loans refer to the deleted author), and on
+        # PostgreSQL/MariaDB the rollback below does not give its id back.
         return {
             model.__name__: sorted(model.objects.values_list("pk", flat=True))
             for model in (Book, BookDetail, Review, Membership, Country)

@@ -143,7 +143,7 @@ def test_new_objects_keep_their_hash_when_saved(writer: Writer) -> None:
 
 
 def test_querysets_outside_a_session(writer: Writer) -> None:
-    from djony.querysets import PonyQuerySet
+    from djony.objects.querysets import PonyQuerySet
 
     names = [w.first_name for w in PonyQuerySet(Writer.objects.order_by("first_name"))]
     assert names == ["Mia", "Zed"]
@@ -152,7 +152,7 @@ def test_querysets_outside_a_session(writer: Writer) -> None:
 def test_annotations_become_attributes(writer: Writer) -> None:
     from django.db.models import Count
 
-    from djony.querysets import PonyQuerySet
+    from djony.objects.querysets import PonyQuerySet
 
     with db_session:
         rows = PonyQuerySet(Writer.objects.annotate(notes=Count("note")).order_by("id"))
@@ -169,7 +169,7 @@ def test_deleting_the_owner_deletes_its_generic_relation_rows_as_django_does(
 
 
 def test_objects_of_a_proxy_model_carry_the_proxys_meta() -> None:
-    from djony.querysets import PonyQuerySet
+    from djony.objects.querysets import PonyQuerySet
     from tests.testapp.models import Author, ProxyAuthor
 
     Author.objects.create(name="Ann")
@@ -182,10 +182,28 @@ def test_objects_of_a_proxy_model_carry_the_proxys_meta() -> None:
     assert Author.objects.get().name == "Bea"
 
 
+def test_model_of_names_the_model_a_django_instance_or_an_entity_object_is_a_row_of() -> None:
+    from django.utils.functional import SimpleLazyObject
+
+    from djony.meta.models import model_of
+    from djony.objects.querysets import PonyQuerySet
+    from tests.testapp.models import Author, ProxyAuthor
+
+    ann = Author.objects.create(name="Ann")
+    assert model_of(ann) is Author
+    assert model_of(ProxyAuthor.objects.get()) is ProxyAuthor
+    assert model_of(SimpleLazyObject(lambda: ann)) is Author  # request.user
+    with db_session:
+        assert model_of(Author.p[ann.pk]) is Author
+        (proxied,) = PonyQuerySet(ProxyAuthor.objects.all())
+        assert model_of(proxied) is ProxyAuthor  # as for a Django instance of the proxy
+    assert model_of(3) is None and model_of(Author) is None
+
+
 def test_a_relation_read_on_one_object_of_a_page_loads_it_for_the_whole_page(
     writer: Writer, django_assert_num_queries
 ) -> None:
-    from djony.querysets import PonyQuerySet
+    from djony.objects.querysets import PonyQuerySet
 
     for number in range(5):
         extra = Writer.objects.create(first_name=f"W{number}", last_name="X")
@@ -255,7 +273,7 @@ def test_model_code_reading_the_manager_from_the_class() -> None:
 def test_models_of_the_same_name_in_two_apps_get_two_entities() -> None:
     from django.apps import apps
 
-    from djony.mapping import entity_names
+    from djony.meta.names import entity_names
 
     tag, other = apps.get_model("testapp", "Tag"), apps.get_model("auth", "Group")
     names = entity_names([tag, other, type("Tag", (), {"_meta": _FakeMeta("zoo", "Tag")})])

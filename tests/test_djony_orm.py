@@ -59,6 +59,19 @@ def test_unknown_alias_is_refused() -> None:
         djony.db("no_such_alias")
 
 
+def test_the_registry_builds_with_what_ready_gave_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``DjonyConfig.ready()`` hands the registry its builder; without one, a clear error."""
+    from django.core.exceptions import ImproperlyConfigured
+
+    from djony.build import build
+
+    assert registry._builder is build
+    monkeypatch.setattr(registry, "_builder", None)
+    monkeypatch.setattr(registry, "_databases", {})
+    with pytest.raises(ImproperlyConfigured, match='add "djony" to INSTALLED_APPS'):
+        djony.db()
+
+
 def test_entity_for_follows_db_for_read() -> None:
     RecordingRouter.calls = []
     with override_settings(DATABASE_ROUTERS=[f"{__name__}.RecordingRouter"]):

@@ -1,4 +1,4 @@
-"""SQL compiled once (``djony.compiled``): kept only where it cannot change, values as parameters.
+"""SQL compiled once (``djony.objects.compiled``): kept where it cannot change, values as params.
 
 A detail's to-many keys (one owner) reuse SQL compiled for an earlier request only
 when the related model's default manager is Django's plain one; a default manager
@@ -17,7 +17,7 @@ from django.contrib.auth.models import Permission
 from django.db import connection
 from pony.orm import db_session
 
-from djony.compiled import OneValueQuery, plain_manager
+from djony.objects.compiled import OneValueQuery, plain_manager
 from tests.patterns import api as patterns_api
 from tests.patterns import testing
 from tests.patterns.models import Critique, Label, Novel, PublishedManager

@@ -10,7 +10,7 @@ hook that ran in another order or on other values changes the bytes.
 import pytest
 from django.test import RequestFactory
 
-from djony.querysets import PonyQuerySet
+from djony.objects.querysets import PonyQuerySet
 from tastypie_djony.serve.bundles import PageBundle
 from tastypie_djony.serve.convert import simple
 from tastypie_djony.serve.plan import BundlePlan

@@ -23,7 +23,7 @@ from django.forms.models import model_to_dict
 from django.utils.functional import SimpleLazyObject
 from pony.orm import db_session
 
-from djony.instances import is_django_instance, is_entity_object
+from djony.objects.identity import is_django_instance, is_entity_object
 from tests.thirdparty.models import Address, Cafe, Place, Post, Product, WeightEntry, Workout
 
 pytestmark = pytest.mark.django_db

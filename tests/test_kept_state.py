@@ -1,6 +1,6 @@
 """Every structure kept between requests is registered, bounded, and shown not to change an answer.
 
-:mod:`djony.kept` and :mod:`tastypie_djony.kept` register each kind of state kept
+:mod:`djony.objects.kept` and :mod:`tastypie_djony.kept` register each kind of state kept
 from one request to the next.  This module
 
 * finds the state that exists: every module-level container and ``functools`` cache
@@ -34,9 +34,9 @@ from django.urls import clear_url_caches, set_script_prefix
 import djony
 import tastypie_djony
 import tastypie_djony.kept  # noqa: F401 (registers tastypie_djony's kinds)
-from djony.compiled import KeptQueries, OneValueQuery
-from djony.independent import request_independent
-from djony.kept import KINDS, BoundedCache, cache_size
+from djony.objects.compiled import KeptQueries, OneValueQuery
+from djony.objects.independent import request_independent
+from djony.objects.kept import KINDS, BoundedCache, cache_size
 from tastypie_djony.resources import BUILT_ON_USE
 from tests.tenants import testing
 from tests.tenants.current import CurrentTenant, set_tenant
@@ -364,8 +364,8 @@ def test_structural_tables_hold_one_entry_per_model_or_class():
     from django.conf import settings
 
     from djony import registry
-    from djony.instances import _FLAVOURS
-    from djony.querysets import row_layout
+    from djony.objects.proxies import _FLAVOURS
+    from djony.objects.rows import row_layout
     from tastypie_djony.fields import _MIXED_CLASSES
 
     models_count = len(apps.get_models(include_auto_created=True))
@@ -404,11 +404,11 @@ KIND_TESTS = {
     "Field._djony_relations": test_compiled_sql_is_kept_only_for_queries_proved_the_same,
     "djony.registry._databases": STRUCTURAL,
     "djony.registry._entities": STRUCTURAL,
-    "djony.instances._FLAVOURS": STRUCTURAL,
-    "djony.querysets.row_layout": STRUCTURAL,
-    "djony.backends.postgresql.provider_for": STRUCTURAL,
-    "djony.backends.mysql.mysql_provider": STRUCTURAL,
-    "Options._djony_key_fields": STRUCTURAL,
+    "djony.objects.proxies._FLAVOURS": STRUCTURAL,
+    "djony.objects.rows.row_layout": STRUCTURAL,
+    "djony.bridge.backends.postgresql.provider_for": STRUCTURAL,
+    "djony.bridge.backends.mysql.mysql_provider": STRUCTURAL,
+    "Options._djony_description": STRUCTURAL,
     "tastypie_djony.fields._MIXED_CLASSES": STRUCTURAL,
     "tastypie_djony.stock._STOCK_URI_METHODS": STRUCTURAL,
     "tastypie_djony.checks.RESOURCE_CLASSES": STRUCTURAL,

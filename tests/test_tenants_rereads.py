@@ -5,7 +5,7 @@ Django has no repeatable-read check: a hook that updates the row it is dehydrati
 related manager that returns that row again gets the new values.  Pony, by default,
 refuses a load that finds a value it has already handed out changed
 (``UnrepeatableReadError``: a 500).  DjonyResource's sessions take the stored values
-(:mod:`djony.rereads`), whether the row was changed by the request's own hook, by
+(:mod:`djony.objects.rereads`), whether the row was changed by the request's own hook, by
 another client while the hook reads it, or is a NaN float (never equal to itself).
 """
 

@@ -1,0 +1,1 @@
+"""djony's management commands (``djony_mapping``), for ``manage.py``."""

@@ -22,16 +22,7 @@ from django.db import models
 from django.utils.text import capfirst
 from pony.orm import core as pony_core
 
-from djony.serving import is_django_instance
-
-#: Keywords of the drivers' texts (SQLite, PostgreSQL, MySQL/MariaDB) -> kind of refusal.
-KINDS = (
-    ("unique", ("unique", "duplicate")),
-    ("reference", ("foreign key",)),
-    ("required", ("not null", "null value", "cannot be null")),
-    ("range", ("check constraint", "out of range", "check")),
-    ("length", ("too long", "data too long")),
-)
+from djony.serving import REFUSAL_KINDS, model_of
 
 #: How many rows in the way a refused delete names, per model (then "and N more").
 NAMED_ROWS = 5
@@ -56,7 +47,7 @@ def blocked_delete_message(exc: models.ProtectedError | models.RestrictedError) 
     deleted = getattr(exc, "deleted", None)
     by_model: dict[type[models.Model], list[Any]] = {}
     for row in rows:
-        by_model.setdefault(_model_of(row), []).append(row)
+        by_model.setdefault(model_of(row), []).append(row)
     parts = []
     for related, found in sorted(by_model.items(), key=lambda item: item[0]._meta.label):
         count = len(found)
@@ -64,7 +55,7 @@ def blocked_delete_message(exc: models.ProtectedError | models.RestrictedError) 
         named = ", ".join(f"'{display(row)}'" for row in _by_key(found)[:NAMED_ROWS])
         more = f" and {count - NAMED_ROWS} more" if count > NAMED_ROWS else ""
         parts.append(f"{noun} {named}{more} {'refers' if count == 1 else 'refer'} to it")
-    what = f"{_model_of(deleted)._meta.object_name} '{display(deleted)}'" if deleted else "it"
+    what = f"{model_of(deleted)._meta.object_name} '{display(deleted)}'" if deleted else "it"
     rule = "PROTECT" if protect else "RESTRICT"
     return f"Cannot delete {what}: {', '.join(parts) or 'other rows refer to it'} ({rule})."
 
@@ -79,16 +70,10 @@ def _by_key(rows: list[Any]) -> list[Any]:
 
 def display(obj: Any) -> str:
     """``str()`` of ``obj`` as Django shows the instance (``Author object (2)`` by default)."""
-    model = _model_of(obj)
+    model = model_of(obj)
     if model.__str__ is not models.Model.__str__ and type(obj).__str__ is not object.__str__:
         return str(obj)
     return f"{model.__name__} object ({obj.pk})"
-
-
-def _model_of(obj: Any) -> type[models.Model]:
-    if is_django_instance(obj):
-        return type(obj)
-    return type(obj)._meta.model  # a Pony entity of djony's mapping
 
 
 def _reason(model: type[models.Model], exc: BaseException) -> str:
@@ -118,7 +103,7 @@ def _reason(model: type[models.Model], exc: BaseException) -> str:
 
 
 def _kind(text: str) -> str | None:
-    for kind, words in KINDS:
+    for kind, words in REFUSAL_KINDS:  # the drivers' words, from djony's backends
         if any(word in text for word in words):
             return kind
     return None

@@ -1,0 +1,43 @@
+"""What differs between the Django versions djony supports (5.2 LTS to 6.1).
+
+Kept in one module so that dropping an old Django means deleting lines here
+only: a new Django that changes an API djony uses gets its shim here, never a
+version check elsewhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import FieldError
+from django.db.models import JSONField
+from django.db.models.constants import LOOKUP_SEP
+
+try:  # Django 6.1+
+    from django.db.models import JSONNull
+except ImportError:  # Django 5.2 and 6.0: None is JSON null in an exact lookup
+    JSONNull = None
+
+
+def none_as_json_null(query: Any, lookups: dict[str, Any]) -> dict[str, Any]:
+    """``lookups`` with ``None`` for a JSONField's exact lookup spelled ``JSONNull()``.
+
+    Tastypie turns ``?data=none`` into ``filter(data=None)``, which Django
+    has always read as "the JSON scalar null".  Django 6.1 deprecates that
+    spelling in favour of ``JSONNull()``; the meaning (and so the answer)
+    stays the same.  Lookups Django cannot resolve are left for ``filter()``
+    to report.
+    """
+    if JSONNull is None:
+        return lookups
+    converted = dict(lookups)
+    for key, value in lookups.items():
+        if value is not None:
+            continue
+        try:
+            _, field, _, rest = query.names_to_path(key.split(LOOKUP_SEP), query.get_meta())
+        except FieldError:
+            continue
+        if isinstance(field, JSONField) and rest in ([], ["exact"]):
+            converted[key] = JSONNull()
+    return converted

@@ -1,0 +1,222 @@
+"""SQL compiled once for queries that differ only in one ``exact`` filter value.
+
+Compiling a Django query (``filter``, ``values_list``, ``as_sql``) costs more
+than running a small one.  :class:`OneValueQuery` compiles
+``finish(base.filter(**{name: sample}))`` once and keeps its SQL with the
+filter's value as a parameter slot; for another value it asks Django's own
+lookup for that value's SQL fragment and parameter (the same preparation, the
+same errors) and uses the kept SQL only if the fragment is the kept one.  The
+value is always a query parameter, never text in the SQL.
+
+Only for a query whose SQL is the same in every request, proved from the query
+itself when it is compiled (:func:`djony.objects.independent.request_independent`: a
+default manager scoping by a thread-local tenant, a lookup reading the active
+time zone, a custom expression or field make it compile for every request), and
+only when the added condition is one ``exact`` lookup with one parameter and the
+SQL with the slot is the SQL with the sample; :meth:`OneValueQuery.compile`
+answers ``None`` otherwise, and the caller compiles per request as Django does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.core.exceptions import EmptyResultSet, FullResultSet
+from django.db import models
+from django.db.models.lookups import Exact, Lookup
+from django.db.models.sql.where import WhereNode
+
+from djony.objects.independent import request_independent
+from djony.objects.kept import BoundedCache
+
+#: Stands for the filter's value among the kept parameters (found by identity).
+_SLOT = object()
+
+
+class KeptQueries(BoundedCache):
+    """Where compiled queries are kept: at most ``DJONY_CACHE_SIZE`` of them, least
+    recently used first out; a copy (``deepcopy`` of a field or resource) starts empty.
+
+    What a query holds (compiled expressions, the objects they name) is not for copying,
+    and a copy compiles its own on its first request.
+    """
+
+
+def plain_manager(model: type[models.Model]) -> bool:
+    """Whether ``model._default_manager.all()`` is Django's unfiltered ``QuerySet``.
+
+    A manager class may add methods (``PermissionManager``), not change the
+    queryset: ``get_queryset``/``all`` are ``Manager``'s own and its queryset
+    class is ``QuerySet`` itself.
+    """
+    manager = model._default_manager
+    kind = type(manager)
+    return (
+        kind.get_queryset is models.Manager.get_queryset
+        and kind.all is models.Manager.all
+        and manager._queryset_class is models.QuerySet
+        and "get_queryset" not in vars(manager)
+        and "all" not in vars(manager)
+        and not manager._hints
+    )
+
+
+class _Slot:
+    """A where-clause leaf compiled as its lookup, its one parameter replaced by ``_SLOT``."""
+
+    def __init__(self, lookup: Lookup) -> None:
+        self.lookup = lookup
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("as_"):  # vendor compilers must go through as_sql below
+            raise AttributeError(name)
+        return getattr(self.lookup, name)
+
+    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list]:
+        sql, params = compiler.compile(self.lookup)
+        if len(params) != 1:
+            raise _NotStatic
+        return sql, [_SLOT]
+
+
+class _NotStatic(Exception):
+    """The query cannot be kept with one parameter slot."""
+
+
+def last_leaf(node: WhereNode) -> tuple[WhereNode, int] | None:
+    """The parent and index of the last leaf of an AND-only, non-negated where tree."""
+    if node.connector != "AND" or node.negated or not node.children:
+        return None
+    index = len(node.children) - 1
+    child = node.children[index]
+    if isinstance(child, WhereNode):
+        return last_leaf(child)
+    return node, index
+
+
+class NotKeptForValue(Exception):
+    """The sample value compiles to no SQL (Django decided the query by itself): ask again."""
+
+
+class OneValueQuery:
+    """The SQL of ``finish(base.filter(**{name: value}))`` for any value, compiled once."""
+
+    def __init__(
+        self,
+        query: Any,
+        sql: str,
+        params: tuple,
+        position: int,
+        lookup: Lookup,
+        fragment: str,
+        expressions: list,
+        alias: str,
+    ) -> None:
+        self.query = query
+        #: The database the SQL was compiled for.
+        self.alias = alias
+        #: The selected expressions, as ``SQLCompiler.get_converters`` takes them.
+        self.expressions = expressions
+        self.sql = sql
+        self.params = params
+        self.position = position
+        self.lookup = lookup
+        self.fragment = fragment
+
+    @classmethod
+    def compile(
+        cls,
+        base: Callable[[], models.QuerySet],
+        name: str,
+        sample: Any,
+        finish: Callable[[models.QuerySet], models.QuerySet],
+    ) -> OneValueQuery | None:
+        """Compile for ``sample``; ``None`` if the query is not one value's (see the module).
+
+        Raises :class:`NotKeptForValue` when ``sample`` itself compiles to no SQL, and
+        what ``filter()`` raises for it.
+        """
+        if not _plain_value(sample):
+            return None
+        queryset = finish(base().filter(**{name: sample}))
+        compiler = queryset.query.get_compiler(queryset.db)
+        try:
+            sql, params = compiler.as_sql()
+        except (EmptyResultSet, FullResultSet):
+            raise NotKeptForValue from None  # e.g. an integer out of range: try another value
+        if not request_independent(queryset.query, compiler):
+            return None  # its SQL or parameters may change between requests
+        slotted = finish(base().filter(**{name: sample}))
+        found = last_leaf(slotted.query.where)
+        if found is None:
+            return None
+        parent, index = found
+        lookup = parent.children[index]
+        if not isinstance(lookup, Exact):  # IntegerFieldExact, RelatedExact ... included
+            return None
+        if not _plain_value(lookup.rhs):
+            return None
+        parent.children[index] = _Slot(lookup)
+        slot_compiler = slotted.query.get_compiler(queryset.db)
+        try:
+            slot_sql, slot_params = slot_compiler.as_sql()
+            fragment, fragment_params = compiler.compile(lookup)
+        except (_NotStatic, EmptyResultSet, FullResultSet):
+            return None
+        positions = [i for i, param in enumerate(slot_params) if param is _SLOT]
+        if slot_sql != sql or len(positions) != 1 or len(fragment_params) != 1:
+            return None
+        (position,) = positions
+        rebuilt = list(slot_params)
+        rebuilt[position] = fragment_params[0]
+        if tuple(rebuilt) != tuple(params):
+            return None
+        parent.children[index] = lookup
+        expressions = [column[0] for column in compiler.select[: compiler.col_count]]
+        return cls(
+            queryset.query, sql, tuple(params), position, lookup, fragment, expressions, queryset.db
+        )
+
+    def params_for(self, value: Any) -> tuple | None:
+        """The parameters for ``value``, or ``None`` when its SQL would not be the kept SQL.
+
+        Django's lookup prepares the value (and raises what ``filter()`` raises for it).
+        """
+        lookup = exact_for(self.lookup, value)
+        if lookup is None:
+            return None
+        try:
+            fragment, fragment_params = self.compiler().compile(lookup)
+        except (EmptyResultSet, FullResultSet):
+            return None  # e.g. an integer out of the column's range: Django's query decides
+        if fragment != self.fragment or len(fragment_params) != 1:
+            return None
+        params = list(self.params)
+        params[self.position] = fragment_params[0]
+        return tuple(params)
+
+    def compiler(self) -> Any:
+        """A compiler of the kept query on this thread's connection (for converters)."""
+        return self.query.get_compiler(self.alias)
+
+
+def exact_for(lookup: Lookup, value: Any) -> Lookup | None:
+    """The lookup ``filter()`` builds in place of ``lookup`` for ``value``, prepared by Django.
+
+    ``None`` where ``filter()`` would build another condition (``None`` is ``IS NULL``;
+    an expression, a list, an instance); raises what Django's preparation raises.
+    """
+    if not _plain_value(value):
+        return None
+    condition = type(lookup)(lookup.lhs, value)
+    return None if condition.rhs is None else condition
+
+
+def _plain_value(value: Any) -> bool:
+    """A value ``filter()`` takes as it is: no expression, collection, instance or ``None``."""
+    return (
+        value is not None
+        and not hasattr(value, "resolve_expression")
+        and not isinstance(value, (list, tuple, set, frozenset, dict, models.Model))
+    )

@@ -1,0 +1,156 @@
+"""What is kept between requests: one registry of its kinds, and the bounded cache they use.
+
+Anything djony or tastypie_djony keeps from one request to the next (compiled SQL,
+URI templates, plans, copied object lists, per-model and per-class tables) is one
+*kind* of kept state, registered here with :func:`register`: where it lives, what
+its key holds and why an entry is the same for every request it serves, and how it
+is bounded.  The test suite walks this registry (tests/test_kept_state.py): state
+that grows during requests without being registered fails it, and so does a kind
+without a test of its own.
+
+Anything new kept between requests is registered here (:func:`register`), by the
+module that keeps it (djony's kinds below, ``tastypie_djony.kept`` for the serving
+layer's).  Caches keyed by anything a request can vary are a :class:`BoundedCache`: a
+least-recently-used mapping of at most ``settings.DJONY_CACHE_SIZE`` entries
+(default :data:`DEFAULT_SIZE`) each; a copy (``copy``/``deepcopy`` of a resource or
+field, as Tastypie makes) starts empty.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+#: Entries per cache when ``settings.DJONY_CACHE_SIZE`` is not set.
+DEFAULT_SIZE = 256
+
+
+def cache_size() -> int:
+    """``settings.DJONY_CACHE_SIZE``: the most entries one kept cache holds."""
+    from django.conf import settings
+
+    size = getattr(settings, "DJONY_CACHE_SIZE", DEFAULT_SIZE)
+    if type(size) is not int or size < 1:
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(
+            f"DJONY_CACHE_SIZE must be a positive integer (entries per cache), got {size!r}."
+        )
+    return size
+
+
+class BoundedCache(OrderedDict):
+    """A dict that keeps its :func:`cache_size` most recently used entries."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __getitem__(self, key: Any) -> Any:
+        value = super().__getitem__(key)
+        with self._lock:
+            if key in self:
+                self.move_to_end(key)
+        return value
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        size = cache_size()
+        with self._lock:
+            super().__setitem__(key, value)
+            self.move_to_end(key)
+            while len(self) > size:
+                self.popitem(last=False)
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            self[key] = default
+            return default
+
+    def __copy__(self) -> BoundedCache:
+        return type(self)()
+
+    def __deepcopy__(self, memo: dict) -> BoundedCache:
+        return type(self)()
+
+    def __reduce__(self) -> tuple:
+        return (type(self), ())
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of state kept between requests."""
+
+    #: Where it lives: ``module.NAME`` for module state, ``Class.attribute`` (an instance
+    #: attribute, e.g. ``DjonyResource._djony_uris``) for state kept on objects.
+    where: str
+    #: What its key holds, and why an entry serves every request with that key alike.
+    keyed_by: str
+    #: How many entries it can hold.
+    bound: str
+
+
+KINDS: dict[str, Kind] = {}
+
+
+def register(where: str, keyed_by: str, bound: str) -> str:
+    """Register a kind of kept state (see the module); returns ``where``."""
+    KINDS[where] = Kind(where, keyed_by, bound)
+    return where
+
+
+# -- djony's kinds ------------------------------------------------------------
+# Structural tables: keyed by models, entities, classes or settings, which every
+# request of a process shares; they hold one entry per such object and never grow
+# with what requests ask.
+register(
+    "djony.registry._databases",
+    "a Django database alias -> its Pony Database (the mapping of the installed models)",
+    "one per alias in settings.DATABASES",
+)
+register(
+    "djony.registry._entities",
+    "a Django database alias -> model -> its entity",
+    "one per alias and installed model",
+)
+register(
+    "djony.objects.proxies._FLAVOURS",
+    "(concrete entity, proxy model) -> the proxy's instance class",
+    "one per proxy model",
+)
+register(
+    "djony.objects.rows.row_layout",
+    "an entity -> the attnames it selects and where each attribute reads (functools.cache)",
+    "one per entity",
+)
+register(
+    "djony.bridge.backends.postgresql.provider_for",
+    "a driver name -> djony's Pony provider class for it (functools.cache)",
+    "one per installed PostgreSQL driver",
+)
+register(
+    "djony.bridge.backends.mysql.mysql_provider",
+    "nothing -> djony's Pony MySQL provider class (functools.cache)",
+    "one",
+)
+register(
+    "Options._djony_description",
+    "on a model's _meta: what djony reads of it while serving objects (djony.meta.models)",
+    "one per model",
+)
+register(
+    "pony.Database caches",
+    "Pony's per-database caches (_translator_cache, _constructed_sql_cache, _insert_cache): "
+    "keyed by query text and entity; djony gives Pony no text made of request values "
+    "(Django compiles filters, values are parameters)",
+    "one per query shape djony's code builds",
+)
