@@ -6,18 +6,10 @@ imported in :meth:`DjonyConfig.ready`, once every app's models are loaded.
 
 from __future__ import annotations
 
-from typing import Any
+import inspect
 
 from django.apps import AppConfig, apps
 from django.core import checks
-
-
-def _own_p(model: type) -> Any:
-    """What ``p`` is on ``model`` before djony touches it (without calling it)."""
-    for klass in model.__mro__:
-        if "p" in klass.__dict__:
-            return klass.__dict__["p"]
-    return None
 
 
 class DjonyConfig(AppConfig):
@@ -34,7 +26,7 @@ class DjonyConfig(AppConfig):
         registry.use_builder(build)
         descriptor = EntityDescriptor()
         for model in apps.get_models(include_auto_created=True):
-            existing = _own_p(model)
+            existing = inspect.getattr_static(model, "p", None)  # not called
             if existing is None or isinstance(existing, EntityDescriptor):
                 model.p = descriptor
         checks.register(djony_checks.check_mapping, "djony")

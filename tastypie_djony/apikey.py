@@ -4,10 +4,10 @@ On every request the stock ``ApiKeyAuthentication.is_authenticated`` runs
 ``User.objects.select_related("api_key").get(username=...)``; building and compiling
 that query costs more than running it (about a third of a tutorial detail).  When the
 authentication's methods are Tastypie's own and ``User.objects`` is Django's plain
-default manager (:func:`~djony.compiled.plain_manager`: its SQL cannot change between
+default manager (:func:`~djony.objects.compiled.plain_manager`: its SQL cannot change between
 requests), :func:`is_authenticated` does what the stock method does, step for step,
 with the lookup's SQL compiled once per database: the username stays a parameter,
-prepared by Django's own lookup (:class:`~djony.compiled.OneValueQuery`), the SQL runs
+prepared by Django's own lookup (:class:`~djony.objects.compiled.OneValueQuery`), the SQL runs
 on Django's cursor (logged, counted, wrapped as any query), and the user and its
 ``api_key`` are built by Django's own ``ModelIterable`` from the rows (``from_db``,
 ``select_related``'s populators, signals): the same ``request.user``, the same answer.

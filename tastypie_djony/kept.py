@@ -1,4 +1,4 @@
-"""The kinds of state tastypie_djony keeps between requests (see :mod:`djony.kept`).
+"""The kinds of state tastypie_djony keeps between requests (see :mod:`djony.objects.kept`).
 
 Each is registered with what its key holds and why an entry serves every request
 with that key alike; tests/test_kept_state.py walks them, and fails for state that
@@ -43,7 +43,7 @@ register(
 register(
     "DjonyResource._djony_detail_sql",
     "(alias, columns) -> (Meta.queryset, its detail SQL compiled once, or None): kept "
-    "only when djony.independent.request_independent proves from the query tree that "
+    "only when djony.objects.independent.request_independent proves from the query tree that "
     "compiling it again gives the same SQL and parameters; the key is a parameter "
     "prepared by Django's lookup per request",
     "a BoundedCache of DJONY_CACHE_SIZE",

@@ -40,7 +40,7 @@ COMPILE_ERRORS = (
 
 
 class DjonyObjectList(PonyQuerySet):
-    """A resource's object list: a :class:`~djony.querysets.PonyQuerySet` whose errors are 400s.
+    """A resource's object list: a :class:`~djony.objects.querysets.PonyQuerySet`, its errors 400s.
 
     What a client's filters, ordering or offsets break (an unknown lookup, a
     value the database refuses, an offset past what the database accepts)

@@ -186,7 +186,7 @@ class Relation:
         """The related manager's rows of ``columns`` for ``owner``.
 
         Its SQL is compiled once per database when the related model's default manager
-        is Django's plain one (:func:`~djony.compiled.plain_manager`: its SQL cannot
+        is Django's plain one (:func:`~djony.objects.compiled.plain_manager`: its SQL cannot
         change between requests) and the relation is not generic (its content type is
         a value read from the database); ``owner`` stays a parameter.
         """

@@ -471,7 +471,7 @@ class DjonyResource(
             # Pony only reads, in autocommit (optimistic=False would make it open a
             # transaction of its own).
             # Objects are Django instances to the request's code: an assignment to one
-            # changes no row until a save (djony.instances.assignments_not_saved).
+            # changes no row until a save (djony.objects.saving.assignments_not_saved).
             if request.method in SAFE_METHODS:
                 with assignments_not_saved(), db_session:
                     return self._answer(wrapped, request, *args, **kwargs)

@@ -9,7 +9,7 @@ what the request would have opened, only when no Pony session is active:
 * a read: a ``db_session`` (``strict=False``: the loaded values of the
   objects it returns stay readable after it ends, and so do the objects
   they name by a foreign key, loaded before it ends:
-  :func:`~djony.querysets.load_to_one`);
+  :func:`~djony.objects.rows.load_to_one`);
 * a write: a ``db_session`` reading from the model's write database; the
   write's own steps are atomic (:mod:`tastypie_djony.write`), and no
   transaction is opened around the caller's code, as in a request.

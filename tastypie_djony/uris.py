@@ -14,7 +14,7 @@ Tastypie builds a detail URI with ``get_resource_uri(obj)``:
   reverses once per URLconf, script prefix, language and namespace with a sentinel key and
   puts the value in its place; values that ``reverse()`` would quote go through
   ``reverse()`` itself.  The templates are kept in a
-  :class:`~djony.kept.BoundedCache` (``DJONY_CACHE_SIZE`` entries per resource: a
+  :class:`~djony.objects.kept.BoundedCache` (``DJONY_CACHE_SIZE`` entries per resource: a
   site mounted under many script prefixes reverses again for the least recently used).
 
 Everything else keeps Tastypie's ``get_resource_uri`` on the object.

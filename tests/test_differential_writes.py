@@ -126,8 +126,6 @@ class Bug:
 
     ``status``: what v2 answers (500 for an unexpected exception).
     ``partial``: v2 leaves rows changed although the request failed.
-    ``partial_before_django``: v2 leaves rows changed on Django versions older
-    than this, whatever ``partial`` says (like ``Case.before_django``).
     ``v3_status``: what DjonyResource answers (400 with a message; 500 only
     where the client's own code raised a plain exception).
     """
@@ -138,12 +136,11 @@ class Bug:
     v3_status: int = 400
     backends: tuple[str, ...] = BACKENDS
     at: int = -1  # which request (index into the case's requests)
-    partial_before_django: tuple[int, int] = (0, 0)
 
     @property
     def is_partial(self) -> bool:
-        """Whether v2 leaves rows changed on the running Django."""
-        return self.partial or django.VERSION[:2] < self.partial_before_django
+        """Whether v2 leaves rows changed."""
+        return self.partial
 
 
 def case_adder(cases: list[Case]) -> Callable[..., None]:
@@ -1136,12 +1133,6 @@ case(
 )
 
 
-# Django 4.2's Collector calls an ``on_delete=SET(callable)`` even when no row
-# refers to the deleted one (Loan.borrower's placeholder_author() creates the
-# "(placeholder)" author) before it meets the PROTECT/RESTRICT reference and
-# raises; Django 5.2 calls it only for referencing rows.
-SET_CALLABLE_EAGER = (5, 0)
-
 KNOWN_MODELRESOURCE_BUGS: dict[str, Bug] = {
     "post_tag_unique_violation": Bug("unique violation: IntegrityError escapes save()"),
     "post_book_isbn_unique_violation": Bug("unique violation: IntegrityError escapes save()"),
@@ -1198,17 +1189,11 @@ KNOWN_MODELRESOURCE_BUGS: dict[str, Bug] = {
         partial=True,
     ),
     "patch_list_delete_protected": Bug("PROTECT: ProtectedError (patch_list is atomic)"),
-    "delete_author_protect": Bug(
-        "PROTECT: ProtectedError escapes delete()", partial_before_django=SET_CALLABLE_EAGER
-    ),
-    "delete_author_restrict": Bug(
-        "RESTRICT: RestrictedError escapes delete()", partial_before_django=SET_CALLABLE_EAGER
-    ),
+    "delete_author_protect": Bug("PROTECT: ProtectedError escapes delete()"),
+    "delete_author_restrict": Bug("RESTRICT: RestrictedError escapes delete()"),
     "delete_publisher_restrict": Bug("RESTRICT: RestrictedError escapes delete()"),
     "delete_country_protect": Bug("PROTECT: ProtectedError escapes delete()"),
-    "delete_list_protected": Bug(
-        "PROTECT: ProtectedError from queryset.delete()", partial_before_django=SET_CALLABLE_EAGER
-    ),
+    "delete_list_protected": Bug("PROTECT: ProtectedError from queryset.delete()"),
     "post_django_writes_unique_violation": Bug("unique violation: IntegrityError escapes save()"),
     "put_detail_id_in_body_differs": Bug(
         "PUT /tag/1/ with id 3 in the body: ModelResource writes the data into tag 3, not into "

@@ -605,7 +605,7 @@ def _seed_rows() -> list[tuple[type[models.Model], list[dict]]]:
                     created=_dt(2020, 1, 1),
                     updated=_dt(2020, 1, 2),
                     custom_column=9,
-                    label="unset",  # the db_default, spelled out for Django 4.2
+                    label="unset",  # the db_default, spelled out
                     rank=7,
                 ),
             ],

@@ -11,7 +11,7 @@ bundle plan otherwise.
 The lookup's SQL is compiled once per resource, database and columns when the object
 list is ``Meta.queryset`` as it is (:func:`~tastypie_djony.stock.reads_meta_queryset`)
 and the only filter is the URI's value: the SQL is the same for every request but
-for the value, which stays its parameter (:class:`djony.compiled.OneValueQuery`).  A
+for the value, which stays its parameter (:class:`djony.objects.compiled.OneValueQuery`).  A
 replaced ``Meta.queryset`` compiles again; anything else compiles as before.
 """
 

@@ -153,7 +153,7 @@ class Nested:
 
         Its SQL is compiled once per lookup, database and columns, and only when the
         related model's default manager is Django's plain one
-        (:func:`~djony.compiled.plain_manager`: its SQL cannot change between requests);
+        (:func:`~djony.objects.compiled.plain_manager`: its SQL cannot change between requests);
         the value stays a parameter, prepared by Django's lookup.  ``None`` (before any
         SQL ran) when the kept SQL does not serve ``value``.
         """

@@ -28,7 +28,6 @@ import re
 from dataclasses import dataclass, field
 
 import biplist
-import django
 from django.conf import settings
 from django.db import connection, transaction
 from django.test import Client
@@ -55,7 +54,6 @@ class Case:
         "postgresql",
         "mysql",
     )  # where it does (connection.vendor)
-    before_django: tuple[int, int] = (99, 0)  # Django versions where it does (older than this)
     volatile: str = ""  # a regex for what differs between any two requests, e.g. a default of now()
 
     def __str__(self) -> str:
@@ -66,12 +64,8 @@ class Case:
         return method + self.url + (f" [{'; '.join(extra)}]" if extra else "")
 
     def known_500(self) -> bool:
-        """Whether ModelResource answers 500 on the backend and Django under test."""
-        return (
-            bool(self.modelresource_500)
-            and connection.vendor in self.backends
-            and django.VERSION[:2] < self.before_django
-        )
+        """Whether ModelResource answers 500 on the backend under test."""
+        return bool(self.modelresource_500) and connection.vendor in self.backends
 
 
 def _readable(header: str) -> str:

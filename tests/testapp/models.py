@@ -2,20 +2,12 @@
 
 import uuid
 
-import django
 from django.db import models
 from django.utils import timezone
 
 
 def default_code() -> str:
     return uuid.uuid4().hex[:8]
-
-
-def database_default(value):
-    """``db_default`` where Django has it (5.0+); a Python default on Django 4.2."""
-    if django.VERSION >= (5, 0):
-        return {"db_default": value}
-    return {"default": value}
 
 
 class AllTypes(models.Model):
@@ -51,8 +43,8 @@ class AllTypes(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
     custom_column = models.IntegerField(db_column="CustomCol", null=True)
-    label = models.CharField(max_length=20, **database_default("unset"))
-    rank = models.IntegerField(**database_default(7))
+    label = models.CharField(max_length=20, db_default="unset")
+    rank = models.IntegerField(db_default=7)
 
     class Meta:
         db_table = "djony_all_types"

@@ -2,8 +2,6 @@
 
 from django.db import migrations, models
 
-from tests.testapp.models import database_default
-
 
 class Migration(migrations.Migration):
     dependencies = [
@@ -14,11 +12,11 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="alltypes",
             name="label",
-            field=models.CharField(max_length=20, **database_default("unset")),
+            field=models.CharField(max_length=20, db_default="unset"),
         ),
         migrations.AddField(
             model_name="alltypes",
             name="rank",
-            field=models.IntegerField(**database_default(7)),
+            field=models.IntegerField(db_default=7),
         ),
     ]
