@@ -11,7 +11,8 @@ whole surface it relies on, so djony's modules can move without it noticing.
   rows inside a write request (:func:`writing`, :func:`pin_reads`); the
   database's backend (:mod:`~djony.bridge.backends`: its limits, what a
   refused read says about the client's input, :func:`read_refusal`, and the
-  words a refused write's message uses, :data:`REFUSAL_KINDS`).
+  words a refused write's message uses, :data:`REFUSAL_KINDS`); whether a
+  transaction survived the errors raised in it (:class:`TransactionWatch`).
 - Querysets: :class:`PonyQuerySet` (a Django queryset's rows through Pony),
   to-one keys loaded for a page, SQL kept per query shape
   (:class:`OneValueQuery`, :class:`KeptQueries`).
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 from djony.bridge import backends
 from djony.bridge.backends import REFUSAL_KINDS, ReadRefusal, read_refusal
+from djony.bridge.watch import TransactionWatch
 from djony.meta.compat import none_as_json_null
 from djony.meta.models import has_composite_key, model_of
 from djony.objects.compiled import (
@@ -56,6 +58,7 @@ __all__ = [
     "OneValueQuery",
     "PonyQuerySet",
     "ReadRefusal",
+    "TransactionWatch",
     "adopt",
     "assignments_not_saved",
     "backends",

@@ -70,6 +70,7 @@ from tastypie_djony.sessions import OutsideRequestMixin, in_session
 from tastypie_djony.stock import OBJECT, detail_authorization, plannable, stock_uri_method
 from tastypie_djony.uris import uris_of
 from tastypie_djony.write.flow import DjangoWritesMixin
+from tastypie_djony.write.outcome import answer_write
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
@@ -456,11 +457,11 @@ class DjonyResource(
     def wrap_view(self, view: str) -> Callable:
         """Tastypie's view wrapper, in a Pony ``db_session``.
 
-        Reads run in autocommit, as Django's.  A write request opens no
-        transaction of its own: each of its write steps is atomic
-        (:mod:`tastypie_djony.write`), and what the project's code writes
-        around them stays or goes as with ``ModelResource`` (``ATOMIC_REQUESTS``
-        included).  Its reads come from the database its writes go to.
+        Reads run in autocommit, as Django's.  A write request runs in one
+        transaction on the model's write database (a savepoint inside the project's),
+        settled by its answer (:mod:`tastypie_djony.write.outcome`: a 5xx leaves
+        nothing, a 2xx only for rows committed); each of its write steps is a
+        savepoint inside it.  Its reads come from the database its writes go to.
         """
         wrapped = super().wrap_view(view)
         unservable = unservable_reason(type(self).__name__, self._meta.object_class)
@@ -477,10 +478,15 @@ class DjonyResource(
                     return self._answer(wrapped, request, *args, **kwargs)
             alias = write_alias(self._meta.object_class)
             with assignments_not_saved(), writing(alias), db_session:
-                return self._answer(wrapped, request, *args, **kwargs)
+                return answer_write(
+                    self, self._answer_view(wrapped), alias, request, *args, **kwargs
+                )
 
         wrapper.csrf_exempt = True
         return wrapper
+
+    def _answer_view(self, view: Callable) -> Callable:
+        return functools.partial(self._answer, view)
 
     @staticmethod
     def _answer(view: Callable, request: Any, *args: Any, **kwargs: Any) -> HttpResponse:

@@ -64,6 +64,31 @@ def raised_by_value_conversion(exc: BaseException) -> bool:
     return False
 
 
+class WriteLost(RuntimeError):
+    """The database aborted a write's transaction (or Django doomed it) before its commit.
+
+    Project code caught the statement's error and went on, so nothing raised it: the
+    commit would roll back, or keep only part of the write.  Nothing of the write is
+    stored.  ``__cause__`` is the error that lost the transaction, when one was seen.
+    """
+
+    @classmethod
+    def found(cls, cause: BaseException | None) -> WriteLost:
+        told = f" ({type(cause).__name__}: {_first_line(cause)})" if cause is not None else ""
+        lost = cls(
+            f"The database lost this write's transaction before its commit{told}: project "
+            "code caught the error and went on. Nothing of the write was stored; run the "
+            "statement that may fail in its own transaction.atomic() to go on after it."
+        )
+        lost.__cause__ = cause
+        return lost
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else ""
+
+
 def refused_by_driver(exc: BaseException, alias: str) -> bool:
     """Whether a ``ProgrammingError`` is the driver refusing a client's value (MySQL's nan/inf)."""
     return isinstance(exc, django_db.ProgrammingError) and backends.for_alias(alias).refused_data(

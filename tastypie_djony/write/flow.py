@@ -38,7 +38,6 @@ import inspect
 from collections.abc import Iterator
 from typing import Any
 
-from django import db as django_db
 from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db import models, transaction
 from tastypie.bundle import Bundle
@@ -50,9 +49,11 @@ from tastypie_djony.mode import is_write, writing_objects
 from tastypie_djony.write.errors import (
     DJANGO_REFUSED,
     UNSTORABLE,
+    WriteLost,
     raised_by_value_conversion,
     refused_by_driver,
 )
+from tastypie_djony.write.outcome import doom_project_transaction, watching
 from tastypie_djony.write.refusals import invalid_data_message, refusal_message
 
 
@@ -89,50 +90,70 @@ class DjangoWritesMixin:
         return transaction.atomic(using=write_alias(self._meta.object_class))
 
     def _refused(self, exc: BaseException, action: str = "save") -> BadRequest:
-        """The 400 for a refusal; a transaction the project opened around the step is doomed.
+        """The 400 for a refusal; a transaction the project opened around the write is doomed.
 
         Django's own ``save()`` and ``delete()`` mark an enclosing ``atomic()`` for
         rollback when the database refuses them (``ATOMIC_REQUESTS``: ModelResource's
         request is rolled back whole); the refused step was undone by its savepoint,
-        and the enclosing transaction goes the same way as with ModelResource.
+        and the project's transaction goes the same way as with ModelResource.
         """
-        self._doom_enclosing_transaction()
+        doom_project_transaction(write_alias(self._meta.object_class))
         return BadRequest(refusal_message(self._meta.object_class, exc, action))
 
-    def _doom_enclosing_transaction(self) -> None:
+    def write_refusal(
+        self, exc: BaseException, action: str = "save", deleting: Bundle | None = None
+    ) -> BadRequest | None:
+        """The 400 a write's error is, when it is the client's; ``None`` for a failure (a 500).
+
+        A refusal by the database names the model (and the object ``deleting``
+        deletes); a value a field cannot convert is "Invalid data".  A transaction the
+        database lost (:class:`~tastypie_djony.write.errors.WriteLost`) is told by the
+        error that lost it.
+        """
+        if isinstance(exc, WriteLost):
+            if exc.__cause__ is None:
+                return None
+            exc = exc.__cause__
         alias = write_alias(self._meta.object_class)
-        if django_db.connections[alias].in_atomic_block:
-            transaction.set_rollback(True, using=alias)
+        if isinstance(exc, DJANGO_REFUSED) or refused_by_driver(exc, alias):
+            if deleting is not None:
+                exc.deleted = deleting.obj  # named in the message
+            return self._refused(exc, action)
+        if isinstance(exc, UNSTORABLE) and raised_by_value_conversion(exc):
+            doom_project_transaction(alias)
+            return BadRequest(invalid_data_message(self._meta.object_class, exc))
+        return None
 
     @contextlib.contextmanager
     def write_step(self, action: str = "save", deleting: Bundle | None = None) -> Iterator[None]:
         """One write step: Django instances, ``transaction.atomic()``, the client's errors a 400.
 
-        A refusal by the database names the model (and the object ``deleting`` deletes); a
-        value a field cannot convert is "Invalid data"; Django's ``ValidationError``
-        stays Tastypie's 400.  Each dooms a transaction the project opened around the
-        step, as Django's own ``save()`` does.
+        Before the step commits (its savepoint is released), the database is asked
+        whether the transaction is still good: a statement error that project code
+        caught in the step may have aborted it (PostgreSQL) or Django doomed it; then
+        the step is undone and fails (:class:`~tastypie_djony.write.errors.WriteLost`:
+        a 500, or the 400 of the refusal that lost it), never reported as done.
+        Refusals (:meth:`write_refusal`) and Django's ``ValidationError`` (Tastypie's
+        400) doom a transaction the project opened, as Django's own ``save()`` does.
         """
-        with writing_objects():
+        alias = write_alias(self._meta.object_class)
+        with writing_objects(), watching(alias) as watch:
             try:
+                if watch.lost():  # project code before the step lost the request's transaction
+                    raise WriteLost.found(watch.cause())
+                since = watch.mark()
                 with self.write_atomic():
                     yield
-            except DJANGO_REFUSED as exc:
-                if deleting is not None:
-                    exc.deleted = deleting.obj  # named in the message
-                raise self._refused(exc, action) from None
-            except django_db.ProgrammingError as exc:
-                if not refused_by_driver(exc, write_alias(self._meta.object_class)):
-                    raise
-                raise self._refused(exc, action) from None
-            except UNSTORABLE as exc:
-                if not raised_by_value_conversion(exc):
-                    raise
-                self._doom_enclosing_transaction()
-                raise BadRequest(invalid_data_message(self._meta.object_class, exc)) from None
+                    if watch.lost(since):
+                        raise WriteLost.found(watch.cause(since))
             except ValidationError:  # Tastypie's 400
-                self._doom_enclosing_transaction()
+                doom_project_transaction(alias)
                 raise
+            except Exception as exc:
+                refusal = self.write_refusal(exc, action, deleting)
+                if refusal is None:
+                    raise
+                raise refusal from None
 
     # -- saving -------------------------------------------------------------
     def save(self, bundle: Bundle, skip_errors: bool = False) -> Bundle:

@@ -4,7 +4,8 @@ The resources are written as projects write them: ``full=True`` related
 resources that nested bodies create, ``always_return_data`` on some, a
 ``dehydrate`` hook that calls a model method querying another model with
 ``self``, an ``obj_create`` override that writes a row of its own before
-saving, and a hook that writes a row and then refuses the request.
+saving, a hook that writes a row and then refuses the request, and hooks that
+fail where :mod:`tests.sideeffects.failing` says.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from tastypie.exceptions import ImmediateHttpResponse
 from tastypie.resources import ModelResource
 
 from tastypie_djony.resources import DjonyResource
+from tests.sideeffects import failing
 from tests.sideeffects import models as m
 
 #: api_name -> base class; ``se2`` is the reference.
@@ -80,6 +82,25 @@ def build_api(api_name: str, base: type) -> Api:
                 raise ImmediateHttpResponse(response=http.HttpUnauthorized())
             return bundle
 
+    class ParcelResource(base):
+        """Hooks where real projects have them, failing as :data:`failing.PLAN` says."""
+
+        keywords = fields.ManyToManyField(KeywordResource, "keywords", null=True, blank=True)
+
+        Meta = meta(m.Parcel, always_return_data=True, filtering={"id": ("exact", "in")})
+
+        def hydrate(self, bundle):
+            failing.trip("hydrate")
+            return bundle
+
+        def save_m2m(self, bundle):
+            super().save_m2m(bundle)
+            failing.trip("save_m2m")
+
+        def dehydrate(self, bundle):
+            failing.trip("dehydrate")
+            return bundle
+
     api = Api(api_name=api_name)
     for resource in (
         BloggerResource,
@@ -90,6 +111,7 @@ def build_api(api_name: str, base: type) -> Api:
         EateryResource,
         AuditedAuthorResource,
         GuardedTagResource,
+        ParcelResource,
     ):
         api.register(resource())
     return api

@@ -107,3 +107,21 @@ class Spot(models.Model):
 
 class Eatery(Spot):
     serves_pizza = models.BooleanField(default=False)
+
+
+class Parcel(models.Model):
+    """A model whose writes meet the failures of :mod:`tests.sideeffects.failing`."""
+
+    label = models.CharField(max_length=50, unique=True)
+    weight = models.IntegerField(default=1)
+    keywords = models.ManyToManyField(Keyword, blank=True, related_name="parcels")
+
+    class Meta:
+        ordering = ["id"]
+
+    def delete(self, *args, **kwargs):
+        from tests.sideeffects import failing
+
+        result = super().delete(*args, **kwargs)
+        failing.trip("delete")
+        return result

@@ -13,7 +13,9 @@ A backend answers five questions for djony:
   :meth:`Backend.refused_pattern`) and which of a write
   (:meth:`Backend.refused_data`), so they become a 400 and not a 500;
 * which words of its driver's messages tell the kinds of a refused write
-  apart (:attr:`Backend.refusal_words`).
+  apart (:attr:`Backend.refusal_words`);
+* whether the database ended or aborted the transaction a connection holds
+  open (:meth:`Backend.transaction_lost`), which Django cannot tell.
 
 Override in a backend module's subclass where the database or its driver
 differs; a new vendor is a new module (see :mod:`djony.bridge.backends`).
@@ -111,6 +113,18 @@ class Backend:
 
     def refused_data(self, exc: BaseException) -> bool:
         """Whether a ``ProgrammingError`` during a write is the driver refusing a value."""
+        return False
+
+    def transaction_lost(self, django_connection: Any, errors: list[BaseException]) -> bool:
+        """Whether the database aborted or ended the transaction ``django_connection`` holds.
+
+        Asked inside an ``atomic()`` block before it commits: Django commits a block
+        that exits without an exception even when a statement failed in it and project
+        code caught the error.  ``errors`` are the database errors statements raised
+        since the block began (:mod:`djony.bridge.watch`).  Override with the
+        database's own sign (its driver's transaction status, the errors after which
+        it rolls a transaction back).
+        """
         return False
 
 

@@ -19,6 +19,12 @@ from djony.bridge.backends.base import Backend, once_per_raw_connection
 
 #: MySQL/MariaDB error codes for a regular expression the server cannot compile.
 REGEX_ERRORS = {1139, *range(3684, 3700)}
+#: Errors after which the server has rolled the whole transaction back: a deadlock, and
+#: the connection gone (server gone away, lost during a query, killed, timed out).
+TRANSACTION_ENDING_ERRORS = {1213, 2006, 2013, 1927, 4031}
+#: A lock wait timeout: the statement is rolled back, the transaction too only with
+#: ``innodb_rollback_on_timeout``.
+LOCK_WAIT_TIMEOUT = 1205
 
 
 class MySQLTimeConverter(converters.TimeConverter):
@@ -92,6 +98,24 @@ class MySQLBackend(Backend):
     def refused_data(self, exc: BaseException) -> bool:
         # mysqlclient refuses to quote nan and inf before anything is sent.
         return str(exc).endswith("can not be used with MySQL")
+
+    def transaction_lost(self, django_connection: Any, errors: list[BaseException]) -> bool:
+        """InnoDB rolls a transaction back on a deadlock (and on the errors above).
+
+        Later statements then run in a new transaction, which would commit: the
+        errors the statements raised tell it, since the server's status does not.
+        """
+        codes = {exc.args[0] for exc in errors if exc.args and isinstance(exc.args[0], int)}
+        if codes & TRANSACTION_ENDING_ERRORS:
+            return True
+        return LOCK_WAIT_TIMEOUT in codes and _rolls_back_on_timeout(django_connection)
+
+
+def _rolls_back_on_timeout(django_connection: Any) -> bool:
+    """The server's ``innodb_rollback_on_timeout`` (asked when a lock wait timed out)."""
+    with django_connection.connection.cursor() as cursor:
+        cursor.execute("SELECT @@innodb_rollback_on_timeout")
+        return bool(cursor.fetchone()[0])
 
 
 backend = MySQLBackend()

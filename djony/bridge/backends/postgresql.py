@@ -33,6 +33,10 @@ from djony.bridge.backends.base import Backend
 #: SQLSTATEs for a value whose type the lookup cannot take (undefined
 #: function or operator, datatype mismatch).
 TYPE_MISMATCH = {"42883", "42804"}
+#: libpq's transaction status of a connection whose transaction a failed statement aborted,
+#: and of one whose state is unknown (the connection is broken): the same numbers in
+#: psycopg 3 (``pq.TransactionStatus``) and psycopg2 (``extensions.TRANSACTION_STATUS_*``).
+TRANSACTION_INERROR, TRANSACTION_UNKNOWN = 3, 4
 
 #: The drivers Django's backend can use, by module name.
 DRIVERS = ("psycopg", "psycopg2")
@@ -156,6 +160,18 @@ class PostgreSQLBackend(Backend):
     def refused_value_type(self, exc: BaseException) -> bool:
         code = getattr(exc, "sqlstate", None) or getattr(exc, "pgcode", None)
         return code in TYPE_MISMATCH
+
+    def transaction_lost(self, django_connection: Any, errors: list[BaseException]) -> bool:
+        """PostgreSQL aborts a transaction at its first failed statement.
+
+        Its COMMIT then rolls back and reports no error; the driver knows the status
+        from the server's last answer, without a round trip (also through PgBouncer
+        and from Django's pool).
+        """
+        raw = django_connection.connection
+        if raw is None:
+            return True
+        return int(raw.info.transaction_status) in (TRANSACTION_INERROR, TRANSACTION_UNKNOWN)
 
 
 backend = PostgreSQLBackend()

@@ -91,5 +91,18 @@ class SQLiteBackend(Backend):
         # Django's REGEXP function raised re.error for the pattern.
         return "user-defined function raised exception" in str(exc)
 
+    def transaction_lost(self, django_connection: Any, errors: list[BaseException]) -> bool:
+        """SQLite rolls a transaction back on some errors (a full disk, I/O, an interrupt).
+
+        Django began the transaction with ``BEGIN`` when autocommit was on
+        (``commit_on_exit``); once rolled back, the connection is no longer in one and
+        every later statement commits on its own.
+        """
+        raw = django_connection.connection
+        if raw is None:
+            return True
+        began = django_connection.in_atomic_block and django_connection.commit_on_exit
+        return began and not raw.in_transaction
+
 
 backend = SQLiteBackend()
