@@ -28,7 +28,7 @@ MYSQL = ["mysqlclient>=2.2.1"]  # compiled: needs libmysqlclient/libmariadb head
 REPOSITORY = "https://github.com/djony/djony"
 # The target of a Markdown link: [text](target "title"), ![alt](target), [label]: target
 MARKDOWN_LINK = re.compile(r"(\]\(\s*<?|^ {0,3}\[[^\]]+\]:[ \t]*<?)([^\s<>()]+)")
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 
 
 def requirements(name: str) -> list[str]:

@@ -86,7 +86,7 @@ NOT_IN_URL = re.compile(r"[\s<>{}|\\^`\"]|%(?![0-9A-Fa-f]{2})")
 EMAIL = re.compile(r"[^@\s/]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}")
 LINE_ANCHOR = re.compile(r"L\d+(?:-L\d+)?")
 
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")  # (also indented, in a list item)
 COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 _TEXT = r"(?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*\])*"
@@ -112,7 +112,7 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{self.source}:{self.line}" if self.line else self.source
-        return f"{where}: {self.link}: {self.reason}"
+        return f"{where}: {self.link or '()'}: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,7 @@ def without_blocks(text: str) -> str:
 
 
 def markdown_links(text: str) -> list[tuple[int, str]]:
-    """The ``(line, target)`` of every link and image of a Markdown text, in order."""
+    """The ``(line, target)`` of every link and image of a Markdown text, by line."""
     text = without_blocks(text)
     text = CODE_SPAN.sub(lambda span: blank(span.group()), text)
     found: list[tuple[int, str]] = []
@@ -364,7 +364,7 @@ def markdown_files(root: Path) -> list[Path]:
             text=True,
             check=True,
         ).stdout
-        return sorted(root / name for name in listed.split("\0") if name)
+        return sorted(root / name for name in listed.split("\0") if (root / name).is_file())
     return sorted(
         path
         for pattern in ("*.md", "*.markdown")
@@ -484,6 +484,12 @@ SELF_TEST_FILES = {
         ```sh
         [fenced](missing.md) https://djony.readthedocs.io
         ```
+
+        - a list item, its code block indented:
+
+            ~~~text
+            [fenced in a list](missing.md)
+            ~~~
 
         [BAD missing file](docs/missing.md)
         [BAD missing anchor](docs/guide.md#no-such-heading)
