@@ -249,7 +249,7 @@ class Checker:
     def name(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
 
-    def check(self, source: str, line: int, link: str, base: Path | None) -> str | None:
+    def check(self, link: str, base: Path | None) -> str | None:
         """Why ``link`` resolves nowhere (None when it resolves).
 
         ``base`` is the file the link is in; None for the package's metadata, where
@@ -400,19 +400,19 @@ def check(root: Path) -> list[Problem]:
     problems = []
     for path in markdown_files(root):
         for line, link in markdown_links(path.read_text(encoding="utf-8")):
-            reason = checker.check(checker.name(path), line, link, path)
+            reason = checker.check(link, path)
             if reason:
                 problems.append(Problem(checker.name(path), line, link, reason))
     source = "setup.py (long_description)"
     for line, link in markdown_links(metadata.long_description):
-        reason = checker.check(source, line, link, None)
+        reason = checker.check(link, None)
         if reason:
             problems.append(Problem(source, line, link, reason))
     urls = {"url": metadata.url} | {
         f"project_urls[{name!r}]": url for name, url in metadata.project_urls.items()
     }
     for field, url in urls.items():
-        reason = checker.check(f"setup.py ({field})", 0, url, None)
+        reason = checker.check(url, None)
         if reason:
             problems.append(Problem(f"setup.py ({field})", 0, url, reason))
     return problems
