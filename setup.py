@@ -2,8 +2,11 @@
 
 The version lives in ``djony/__init__.py`` and is read from there without
 importing the package (importing it would need Django to be installed).
+The long description is README.md with its relative links made absolute
+(:func:`long_description`); ``scripts/check_links.py`` checks every link of it.
 """
 
+import posixpath
 import re
 from pathlib import Path
 
@@ -22,11 +25,52 @@ POSTGRES_POOL = ["psycopg[binary,pool]>=3.1.8"]  # Django's OPTIONS["pool"]
 PSYCOPG2 = ["psycopg2-binary>=2.9"]
 MYSQL = ["mysqlclient>=2.2.1"]  # compiled: needs libmysqlclient/libmariadb headers and gcc
 
+REPOSITORY = "https://github.com/djony/djony"
+# The target of a Markdown link: [text](target "title"), ![alt](target), [label]: target
+MARKDOWN_LINK = re.compile(r"(\]\(\s*<?|^ {0,3}\[[^\]]+\]:[ \t]*<?)([^\s<>()]+)")
+FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+
 
 def requirements(name: str) -> list[str]:
     """The requirements in ``requirements/<name>.txt`` (the one place their versions are pinned)."""
     lines = (HERE / "requirements" / f"{name}.txt").read_text().splitlines()
     return [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
+
+
+def long_description() -> str:
+    """README.md as PyPI shows it: each relative link made absolute, at this release's tag.
+
+    The README links the pages of ``docs/`` and the other files relatively, so that they
+    resolve in a checkout and on the code host.  PyPI has no checkout: there each link
+    goes to the file in the repository at the tag ``v<version>`` (``blob/``; ``tree/``
+    for a folder, ``raw/`` for an image), and ``#anchor`` to the README's own heading
+    there.  Absolute links and fenced code blocks are left as they are.
+    """
+
+    def absolute(match: re.Match) -> str:
+        target = match.group(2)
+        if re.match(r"[A-Za-z][A-Za-z0-9+.-]*:|//", target):
+            return match.group()
+        path, hash_, fragment = target.partition("#")
+        path = posixpath.normpath(path) if path else "README.md"
+        kind = "tree" if (HERE / path).is_dir() else "blob"
+        if re.search(r"!\[[^\]]*$", match.string[: match.start()]):  # ![alt](path)
+            kind = "raw"
+        return f"{match.group(1)}{REPOSITORY}/{kind}/v{VERSION}/{path}{hash_}{fragment}"
+
+    lines, fence = [], ""
+    for line in (HERE / "README.md").read_text(encoding="utf-8").splitlines(keepends=True):
+        opening = FENCE.match(line)
+        if fence:
+            closing = opening and opening.group(1)[0] == fence[0]
+            if closing and len(opening.group(1)) >= len(fence) and not line.strip().strip(fence):
+                fence = ""
+        elif opening:
+            fence = opening.group(1)
+        else:
+            line = MARKDOWN_LINK.sub(absolute, line)
+        lines.append(line)
+    return "".join(lines)
 
 
 setup(
@@ -36,18 +80,20 @@ setup(
         "Every Django model as a Pony ORM entity (Model.p) on Django's own connection, "
         "and DjonyResource: a drop-in Tastypie ModelResource served by Pony."
     ),
-    long_description=(HERE / "README.md").read_text(encoding="utf-8"),
+    long_description=long_description(),
     long_description_content_type="text/markdown",
     author="the djony authors",
     license="BSD-3-Clause",
     license_files=["LICENSE", "AUTHORS"],
-    url="https://github.com/djony/djony",
+    url=REPOSITORY,
+    # The documentation site is not published: its pages as the repository holds them,
+    # at this release's tag.
     project_urls={
-        "Homepage": "https://github.com/djony/djony",
-        "Documentation": "https://djony.readthedocs.io",
-        "Source": "https://github.com/djony/djony",
-        "Changelog": "https://djony.readthedocs.io/en/latest/changelog.html",
-        "Issues": "https://github.com/djony/djony/issues",
+        "Homepage": REPOSITORY,
+        "Documentation": f"{REPOSITORY}/tree/v{VERSION}/docs",
+        "Source": REPOSITORY,
+        "Changelog": f"{REPOSITORY}/blob/v{VERSION}/CHANGELOG.md",
+        "Issues": f"{REPOSITORY}/issues",
     },
     keywords=["django", "pony", "ponyorm", "tastypie", "rest", "api", "orm"],
     packages=find_packages(include=["djony", "djony.*", "tastypie_djony", "tastypie_djony.*"]),

@@ -1,13 +1,17 @@
-"""Sphinx configuration of the djony documentation (https://djony.readthedocs.io).
+"""Sphinx configuration of the djony documentation site.
 
-Pages are Markdown read by MyST.  The API reference (``api.md``) is generated
-from the docstrings with autodoc, so the packages are imported: Django is set
-up here with the smallest settings that install djony and tastypie_djony (an
-in-memory SQLite database that is never connected to while building).
+The site is not published: ``tox -e docs`` builds it (``.readthedocs.yaml``
+builds it the same way on Read the Docs, once it is).  Pages are Markdown read
+by MyST, readable as they are in a checkout and on the code host.  The API
+reference (``api.md``) is generated from the docstrings with autodoc, so the
+packages are imported: Django is set up here with the smallest settings that
+install djony and tastypie_djony (an in-memory SQLite database that is never
+connected to while building).
 
-Build: ``tox -e docs`` (warnings are errors, then ``docs/check_site.py``
-checks that every page is reachable from the index and every internal link
-resolves).
+Build: ``tox -e docs`` (on any Python the package supports; warnings are
+errors, then ``docs/check_site.py`` checks that every page is reachable from
+the index and every internal link resolves; ``scripts/check_links.py`` checks
+the links of the Markdown files themselves).
 """
 
 from __future__ import annotations
