@@ -103,7 +103,16 @@ class BodiesMixin:
       the answer is a 400; where it does not, it stays ModelResource's.
     * A body nested so deep (``{"mentor": {"mentor": ...}}``, 400 levels) that
       hydrating its nested resources exhausts the stack (``RecursionError``).
+    * A nested object's ``resource_uri`` that is not a string (``{"resource_uri": 3}``:
+      Tastypie calls ``startswith`` on it, an ``AttributeError``).
     """
+
+    def get_via_uri(self, uri, request=None):
+        if not isinstance(uri, str):
+            raise BadRequest(
+                f"A resource_uri must be a URI of this API (a string), got {_kind(uri)}."
+            )
+        return super().get_via_uri(uri, request=request)
 
     def deserialize(self, request, data, format="application/json"):
         deserialized = super().deserialize(request, data, format=format)

@@ -8,22 +8,23 @@ every signal (``pre_save``/``post_save``, ``pre_delete``/``post_delete``,
 ``m2m_changed``) in its order with its arguments, and receivers write in the
 same transaction.  Reads stay on Pony.
 
-What DjonyResource adds, only around its own steps:
+What DjonyResource adds:
 
+* a write request runs in one transaction, settled by its answer
+  (:mod:`tastypie_djony.write.outcome`: a 5xx leaves nothing, a 2xx only for rows
+  committed, a 4xx keeps what the project's code wrote before the refusal);
 * each ORM-facing step (a bundle's :meth:`~DjangoWritesMixin.save`, a delete,
   the replacement of a list by ``PUT``/``PATCH``) runs in ``transaction.atomic()``
-  on the model's write database: a savepoint inside a transaction the project
-  opened (``ATOMIC_REQUESTS``, its own ``atomic()``), a transaction of its own
-  otherwise.  A step that fails leaves nothing of itself; what the project's
-  code wrote before it (a ``hydrate`` hook, an ``obj_create`` override) stays or
-  goes exactly as with ``ModelResource``: DjonyResource opens no transaction
-  around code the project owns.
+  on the model's write database: a savepoint inside the request's transaction, a
+  transaction of its own when called outside a request.  A step that fails, or
+  whose transaction the database lost to an error project code caught, leaves
+  nothing of itself;
 * a refusal by the database (unique, not null, a reference, ``PROTECT``) or a
   value Django's field cannot store is a 400 in model terms
   (:mod:`tastypie_djony.write.refusals`), where ``ModelResource`` answers 500;
 * a body the parser refuses, a body that is not an object, a to-many value that
-  is not a list, a PATCH key naming a model attribute that is no field: a 400
-  where Tastypie answers 500.
+  is not a list, a PATCH key naming an attribute of the object that is no field: a
+  400 where Tastypie answers 500.
 
 ``Meta.writes`` is accepted for projects that set it; writes go through the
 Django model whatever it says (``"django"``, the default; ``"pony"``: the Pony
@@ -294,27 +295,43 @@ class DjangoWritesMixin:
             raise BadRequest(unreadable_body(exc.__context__)) from None
         except (RecursionError, UnicodeError, ValueError, *PARSER_ERRORS) as exc:
             raise BadRequest(unreadable_body(exc)) from None
+        patched = getattr(request, "_djony_patched_object", None)
         if getattr(request, "_djony_patch_detail", False):
             require_object_body(deserialized)
-            self.check_patch_keys(deserialized)
+            self.check_patch_keys(deserialized, patched)
         return deserialized
 
     def patch_detail(self, request: Any, **kwargs: Any) -> Any:
-        """Tastypie's; a body key naming a model attribute that is no field is a 400.
+        """Tastypie's; a body key naming an attribute of the object that is no field is a 400.
 
         Tastypie saves a body key when ``hasattr(bundle.obj, key)`` and then looks it
-        up among the resource's fields: a method or property of the model that the
-        resource does not expose (``{"asave": 1}``) is a ``KeyError``, a 500.  A key
-        the instance has not (a manager, ``objects``) is ignored, as by Tastypie.
+        up among the resource's fields: a method, property or instance attribute of the
+        model that the resource does not expose (``{"asave": 1}``, ``{"_state": 1}``) is
+        a ``KeyError``, a 500.  A key the object has not (a manager, ``objects``) is
+        ignored, as by Tastypie.
         """
         request._djony_patch_detail = True
         return super().patch_detail(request, **kwargs)
 
-    def check_patch_keys(self, deserialized: dict) -> None:
-        """Refuse a PATCH key an instance of the model has but the resource has no field for."""
+    def cached_obj_get(self, bundle: Bundle, **kwargs: Any) -> Any:
+        """Tastypie's; a PATCH of one object keeps the object its body's keys are checked on."""
+        obj = super().cached_obj_get(bundle=bundle, **kwargs)
+        request = bundle.request
+        if getattr(request, "_djony_patch_detail", False):
+            request._djony_patched_object = obj
+        return obj
+
+    def check_patch_keys(self, deserialized: dict, obj: Any = None) -> None:
+        """Refuse a PATCH key the object has (as Tastypie asks: ``hasattr``) but no field is for.
+
+        ``obj`` is the object the PATCH edits; without it, the keys an instance of the
+        model has by its class.
+        """
         model = self._meta.object_class
         for key in deserialized:
-            if key not in self.fields and instance_attribute(model, key):
+            if key in self.fields:
+                continue
+            if _has_attribute(obj, key) if obj is not None else instance_attribute(model, key):
                 raise BadRequest(f"{key!r} is not a field of this resource.")
 
     # -- deleting -----------------------------------------------------------
@@ -351,6 +368,14 @@ def instance_attribute(model: type[models.Model], name: str) -> bool:
     if isinstance(static, (ManagerDescriptor, EntityDescriptor)):
         return False
     return hasattr(model, name)
+
+
+def _has_attribute(obj: Any, name: Any) -> bool:
+    """Tastypie's ``hasattr(bundle.obj, key)`` for a body key (any JSON key is a string)."""
+    try:
+        return hasattr(obj, name)
+    except Exception:  # a property that fails on this object: Tastypie's hasattr would raise
+        return True
 
 
 def _key(obj: models.Model, value: Any) -> Any:
