@@ -27,7 +27,7 @@ from __future__ import annotations
 from djony.bridge import backends
 from djony.bridge.backends import REFUSAL_KINDS, ReadRefusal, read_refusal
 from djony.bridge.watch import TransactionWatch
-from djony.meta.compat import none_as_json_null
+from djony.meta.compat import instance_builder, none_as_json_null, track_peers
 from djony.meta.models import has_composite_key, model_of
 from djony.objects.compiled import (
     KeptQueries,
@@ -67,6 +67,7 @@ __all__ = [
     "exact_for",
     "has_composite_key",
     "has_entity_subclasses",
+    "instance_builder",
     "is_django_instance",
     "is_entity_object",
     "last_leaf",
@@ -80,6 +81,7 @@ __all__ = [
     "read_refusal",
     "register",
     "session_active",
+    "track_peers",
     "unflushed_changes",
     "write_alias",
     "writing",

@@ -1,38 +1,33 @@
-"""``SetField``: a ``ToManyField`` that reads related lists through Pony.
+"""``SetField`` and the page-aware to-one: related fields whose URIs need no related object.
 
-Stock ``ToManyField`` calls ``getattr(obj, attribute).all()``, one query per
-object and Django's ordering.  ``SetField`` reads the list that the page
-loader stored for the object (see :mod:`tastypie_djony.related`), in the
-related model's ``Meta.ordering``, and falls back to one ordered query when
-the object was not loaded as part of a page.
+Stock ``ToManyField`` calls ``getattr(obj, attribute).all()`` and builds each related
+object's URI with its resource's ``get_resource_uri``: one query per object and one
+``reverse()`` per related object.  When the related field shows URIs only (no
+``full``, Tastypie's own ``dehydrate_related``) and the related resource's URIs are a
+function of the key (:func:`~tastypie_djony.uris.uris_of`), :class:`SetField` builds
+them from the related keys the page loader read for the whole page
+(:func:`~tastypie_djony.related.related_keys`), in the related manager's order, and
+:class:`DjonyToOneField` from the foreign key the object's row holds; anything else is
+Tastypie's own code on the Django instance, whose relation caches the page loaders
+filled (``prefetch_related``).
 
-``DjonyResource`` turns every ``ToManyField`` it declares into a ``SetField``
-(a subclass of yours, when you subclassed ``ToManyField``), so both
-spellings behave the same.  An ``a__b`` path is walked as Tastypie walks it, and
-the last relation read in manager order; callables keep Tastypie's behaviour.
+``DjonyResource`` turns every ``ToManyField`` and ``ToOneField`` it declares into these
+(a subclass of yours keeps its own methods first), so both spellings behave the same.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import FieldDoesNotExist, ObjectDoesNotExist
+from django.core.exceptions import FieldDoesNotExist
 from django.db.models.fields.files import FieldFile
 from tastypie import fields as tastypie_fields
 from tastypie.bundle import Bundle
 from tastypie.fields import FileField, RelatedField, ToManyField, ToOneField
 
-from djony.serving import model_of
 from tastypie_djony.mode import is_write
-from tastypie_djony.nulls import empty_attribute, no_primary_key, related_may_be_absent
-from tastypie_djony.related import (
-    Relation,
-    ToOneRelation,
-    related_keys,
-    related_objects,
-    related_objects_of,
-    stored_to_one,
-)
+from tastypie_djony.nulls import empty_attribute, related_may_be_absent
+from tastypie_djony.related import Relation, ToOneRelation, related_keys
 from tastypie_djony.uris import uris_of
 
 
@@ -44,123 +39,75 @@ def _relation_of(field: Any, kind: type) -> Any:
     return cache[kind]
 
 
+def uris_without_objects(field: Any, bundle: Bundle, for_list: bool, target: type) -> Any:
+    """``(build, key_field)`` when ``field``'s related URIs come from keys alone, else ``None``.
+
+    Not for a ``full`` field on this page nor an overridden ``dehydrate_related``: they
+    need the related objects.
+    """
+    if field.should_full_dehydrate(bundle, for_list):
+        return None
+    if type(field).dehydrate_related is not RelatedField.dehydrate_related:
+        return None
+    uris = uris_of(field.get_related_resource(None))
+    key_field = uris.key_field(target)
+    if not uris.from_key or key_field is None:
+        return None
+    return uris.builder(), key_field
+
+
 class SetField(ToManyField):
-    """Many related resources, loaded for a whole page at once."""
+    """Many related resources; their URIs from the page's related keys."""
 
     def relation(self) -> Relation | None:
         """The to-many relation behind ``attribute``, if it is a plain relation name."""
         return _relation_of(self, Relation)
 
     def dehydrate(self, bundle: Bundle, for_list: bool = True) -> Any:
-        if is_write(bundle.request):  # Django instances, as ModelResource reads them
-            return super().dehydrate(bundle, for_list=for_list)
         relation = self.relation()
         owner = bundle.obj
-        if relation is None and isinstance(self.attribute, str) and "__" in self.attribute:
-            return self._dehydrate_path(bundle, for_list)
-        if relation is None:
+        if is_write(bundle.request) or relation is None or not owner or not owner.pk:
             return super().dehydrate(bundle, for_list=for_list)
-        if not owner or not owner.pk:
-            if not related_may_be_absent(self):
-                raise no_primary_key(owner)
-            return []
-        return self._dehydrate_relation(bundle, for_list, relation, owner, stored=True)
-
-    def _dehydrate_path(self, bundle: Bundle, for_list: bool) -> Any:
-        """``a__b``: Tastypie's walk to the last object, then its relation in manager order."""
-        if not bundle.obj or not bundle.obj.pk:
+        plain = uris_without_objects(self, bundle, for_list, relation.target)
+        if plain is None:
             return super().dehydrate(bundle, for_list=for_list)
-        *path, last = self._attrs
-        owner, previous, attr = bundle.obj, bundle.obj, None
-        for attr in path:
-            previous = owner
-            try:
-                owner = getattr(owner, attr, None)
-            except ObjectDoesNotExist:
-                owner = None
-            if owner is None:
-                if not related_may_be_absent(self):
-                    raise empty_attribute(previous, attr)
-                return []
-        model = model_of(owner)
-        relation = Relation.find(model, last) if model is not None else None
-        if relation is None:
-            return super().dehydrate(bundle, for_list=for_list)
-        return self._dehydrate_relation(bundle, for_list, relation, owner, stored=False)
-
-    def _dehydrate_relation(
-        self, bundle: Bundle, for_list: bool, relation: Relation, owner: Any, stored: bool
-    ) -> list:
-        uris = self._uris_without_objects(bundle, for_list, relation, owner, stored)
-        if uris is not None:
-            return uris
-        related = (
-            related_objects(relation, owner) if stored else related_objects_of(relation, owner.pk)
-        )
-        return [
-            self.dehydrate_related(
-                Bundle(obj=obj, request=bundle.request),
-                self.get_related_resource(obj),
-                for_list=for_list,
-            )
-            for obj in related
-        ]
-
-    def _uris_without_objects(
-        self, bundle: Bundle, for_list: bool, relation: Relation, owner: Any, stored: bool
-    ) -> list | None:
-        """The related URIs straight from the keys, when nothing else is asked for."""
-        if self.should_full_dehydrate(bundle, for_list):
-            return None
-        if type(self).dehydrate_related is not RelatedField.dehydrate_related:
-            return None
-        uris = uris_of(self.get_related_resource(None))
-        key_field = uris.key_field(relation.target)
-        if not uris.from_key or key_field is None:
-            return None
-        if stored and key_field == relation.target._meta.pk.name:
-            keys = related_keys(relation, owner)
-        else:
-            keys = relation.related_keys([owner.pk], key_field)[owner.pk]
-        build = uris.builder()
-        return [build(key) for key in keys]
+        build, key_field = plain
+        return [build(key) for key in related_keys(relation, owner, key_field)]
 
 
 class DjonyToOneField(ToOneField):
-    """A ``ToOneField`` that reads the related object the page loader stored.
-
-    Without a stored value (an object not loaded as part of a page) it is
-    Tastypie's own ``ToOneField``.
-    """
+    """A ``ToOneField`` whose URI comes from the foreign key its object's row holds."""
 
     def dehydrate(self, bundle: Bundle, for_list: bool = True) -> Any:
-        if is_write(bundle.request):
-            return super().dehydrate(bundle, for_list=for_list)
         relation = _relation_of(self, ToOneRelation)
-        stored, related = stored_to_one(relation, bundle.obj) if relation else (False, None)
-        if not stored:
+        obj = bundle.obj
+        if is_write(bundle.request) or relation is None or not relation.plain_forward:
             return super().dehydrate(bundle, for_list=for_list)
-        if related is None:
+        plain = uris_without_objects(self, bundle, for_list, relation.target)
+        if plain is None:
+            return super().dehydrate(bundle, for_list=for_list)
+        build, key_field = plain
+        field = relation.model_field
+        if key_field != field.target_field.name or field.attname not in getattr(obj, "__dict__", {}):
+            return super().dehydrate(bundle, for_list=for_list)
+        key = obj.__dict__[field.attname]
+        if key is None:
             if not related_may_be_absent(self):
-                raise empty_attribute(bundle.obj, self.attribute)
+                raise empty_attribute(obj, self.attribute)
             return None
-        return self.dehydrate_related(
-            Bundle(obj=related, request=bundle.request),
-            self.get_related_resource(related),
-            for_list=for_list,
-        )
+        return build(key)
 
 
 def as_to_one_field(field: ToOneField) -> ToOneField:
-    """Give a declared ``ToOneField`` the stored-relation behaviour, keeping overrides."""
+    """Give a declared ``ToOneField`` the page-aware behaviour, keeping overrides."""
     return with_mixin(field, DjonyToOneField, ToOneField)
 
 
 class DjonyFileField(FileField):
-    """Tastypie's ``FileField`` for Pony objects, which hold the file's name.
+    """Tastypie's ``FileField``, also for a value that is the file's name.
 
-    Wraps the name in Django's ``FieldFile`` so ``url`` (and the ``None`` for
-    an empty file) come out as they do for a Django instance.
+    Wraps a name in Django's ``FieldFile`` so ``url`` (and the ``None`` for an
+    empty file) come out as they do for a Django instance's value.
     """
 
     model_field: Any = None

@@ -1,14 +1,20 @@
-"""What a Tastypie resource treats as its object list, backed by Pony.
+"""What a Tastypie resource treats as its object list: a Django ``QuerySet``, served lazily.
 
 :class:`DjonyObjectList` offers the part of the ``QuerySet`` API Tastypie and
 authorization classes use (``filter``, ``exclude``, ``order_by``, slicing,
 ``count``, ``len``, iteration, ``.model``, ``none``, ``delete`` ...).  Every
-chained call is recorded on a Django ``QuerySet``, which is never evaluated
-by Django: it only turns Django lookups (``author__name__istartswith``,
-``published__week_day``, ``tags__name__in`` ...) into SQL for the current
-backend, with every user value as a query parameter.  That SQL selects the
-entity's columns and runs on Pony's session, and Pony builds the objects, so
+chained call is recorded on a Django ``QuerySet``, which compiles Django lookups
+(``author__name__istartswith``, ``published__week_day``, ``tags__name__in`` ...) to
+SQL for the current backend, with every user value as a query parameter, so
 filters mean exactly what they mean to ``ModelResource`` on every backend.
+
+The objects it hands out are the model's Django instances, built as Django's own
+iterable builds them (``Model.from_db``: ``type(obj) is Model``, ``save()``,
+``_state``, every method as written); its page loaders fill their relation caches
+for the whole page, as ``prefetch_related`` does (:mod:`tastypie_djony.related`).
+The row-built plans read the same query's rows without objects
+(:meth:`DjonyObjectList.values_rows`, :meth:`DjonyObjectList.rows_and_objects`,
+which builds the objects from those rows only when code reads them).
 
 Nothing a client sends is ever formatted into SQL or into a Pony query
 string; Pony's query caches are not involved at all.
@@ -16,16 +22,24 @@ string; Pony's query caches are not involved at all.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from django.core.exceptions import FieldError
-from django.db import NotSupportedError, models
+from django.core.exceptions import EmptyResultSet, FieldError
+from django.db import NotSupportedError, connections, models
 from django.db.models.query import ModelIterable
 from tastypie.exceptions import BadRequest, InvalidSortError
 
-from djony.serving import PonyQuerySet, backends, none_as_json_null, pin_reads, unflushed_changes
+from djony.serving import (
+    PonyQuerySet,
+    backends,
+    instance_builder,
+    none_as_json_null,
+    pin_reads,
+    track_peers,
+    unflushed_changes,
+)
 from tastypie_djony.declines import Fallback
 
 #: Errors Django raises while compiling SQL for a client's filter value.
@@ -40,11 +54,13 @@ COMPILE_ERRORS = (
 
 
 class DjonyObjectList(PonyQuerySet):
-    """A resource's object list: a :class:`~djony.objects.querysets.PonyQuerySet`, its errors 400s.
+    """A resource's object list: Django instances of a recorded ``QuerySet``, its errors 400s.
 
     What a client's filters, ordering or offsets break (an unknown lookup, a
     value the database refuses, an offset past what the database accepts)
     becomes Tastypie's ``BadRequest``/``InvalidSortError``, never a 500.
+    ``loaders`` are called with the page's objects once it is evaluated (they fill
+    the objects' relation caches, :func:`tastypie_djony.related.prefetch_loader`).
     """
 
     def __init__(self, queryset: models.QuerySet, *args: Any, **kwargs: Any) -> None:
@@ -58,6 +74,11 @@ class DjonyObjectList(PonyQuerySet):
         checks whether the list was evaluated; Tastypie's own tests do).
         """
         return self._result
+
+    @property
+    def _prefetch_related_lookups(self) -> tuple:
+        """What the recorded queryset prefetches (Django's serializers read it)."""
+        return self.queryset._prefetch_related_lookups
 
     def filter(self, *args: Any, **kwargs: Any) -> DjonyObjectList:
         with _lookup_errors_as_bad_request():
@@ -80,6 +101,19 @@ class DjonyObjectList(PonyQuerySet):
             raise InvalidSortError(f"Cannot order by {names}: no such field.") from None
         return chained
 
+    # The objects are Django's: what shapes them is recorded, as on a QuerySet.
+    def select_related(self, *fields: Any) -> DjonyObjectList:
+        return self._chain(self.queryset.select_related(*fields))
+
+    def prefetch_related(self, *lookups: Any) -> DjonyObjectList:
+        return self._chain(self.queryset.prefetch_related(*lookups))
+
+    def defer(self, *fields: Any) -> DjonyObjectList:
+        return self._chain(self.queryset.defer(*fields))
+
+    def only(self, *fields: Any) -> DjonyObjectList:
+        return self._chain(self.queryset.only(*fields))
+
     def __getitem__(self, key: int | slice) -> Any:
         if self._result is None and isinstance(key, slice):
             start, stop = key.start or 0, key.stop
@@ -91,15 +125,153 @@ class DjonyObjectList(PonyQuerySet):
             return self._chain(self.queryset[start:stop])
         return super().__getitem__(key)
 
+    # -- evaluation: Django instances ------------------------------------------
+    def _fetch(self) -> list[Any]:
+        if self._result is None and self.prefetched is not None:
+            self._result = self.prefetched()
+        if self._result is None:
+            if issubclass(self.queryset._iterable_class, ModelIterable):
+                self._result = self._instances()
+                self._after_load()
+            else:  # values()/values_list(): their dicts and tuples, as Django shapes them
+                super()._fetch()
+        return self._result
+
+    def _after_load(self) -> None:
+        for loader in self.loaders:
+            loader(self._result)
+
+    def _instances(self) -> list[Any]:
+        """The recorded queryset's objects, as Django's own iterable builds them.
+
+        Polymorphic and other ``ModelIterable`` subclasses, ``select_related``,
+        ``defer``/``only``, ``prefetch_related`` and known related objects all work as
+        they do for ``ModelResource``.  What the client's filters broke is a 400 (the
+        SQL is compiled here first), and so is a value the database refuses.
+        """
+        queryset = self.queryset._chain()
+        try:
+            self._sql(queryset.query.get_compiler(queryset.db))
+        except EmptyResultSet:
+            return []
+        self._flush()
+        with connections[queryset.db].execute_wrapper(self._refusals_as_bad_request):
+            return list(queryset)
+
+    def _refusals_as_bad_request(
+        self, execute: Callable, sql: str, params: Any, many: bool, context: dict
+    ) -> Any:
+        try:
+            return execute(sql, params, many, context)
+        except Exception as exc:
+            refused = self._refusal(exc)
+            if refused is None:
+                raise
+            raise refused from None
+
+    def _builds_from_rows(self) -> bool:
+        """Whether the objects Django would build come from the model's columns alone.
+
+        Then :meth:`rows_and_objects` builds them from its own rows; a queryset that
+        joins related rows in (``select_related``), defers columns, knows related
+        objects (a related manager's) or builds other classes (polymorphic) gets its
+        objects from Django's own iterable instead.
+        """
+        queryset = self.queryset
+        query = queryset.query
+        return (
+            queryset._iterable_class is ModelIterable
+            and not query.select_related
+            and query.deferred_loading == (frozenset(), True)
+            and not queryset._known_related_objects
+        )
+
     def values_rows(self, fields: list[str], kept: Any = None) -> list[tuple]:
         """The row-built paths' rows; a ``values()`` list is served as ModelResource serves
         it (its dicts or tuples reach Tastypie), so those paths decline it."""
         self._check_objects()
         return super().values_rows(fields, kept)
 
-    def rows_and_objects(self, fields: list[str], kept: Any = None) -> Any:
+    def rows_and_objects(
+        self, fields: list[str], kept: Any = None
+    ) -> tuple[list[tuple], Callable[[], list[Any]]]:
+        """Rows of ``fields`` now, and this list's objects later, from one query.
+
+        The rows are what :meth:`values_rows` gives.  The query selects the model's
+        columns as Django's own query does (so an unordered list comes in the order
+        Django's query gives it), then ``fields`` not among them, then annotations;
+        calling the second value builds the Django instances iterating this list would
+        give, from those rows, runs the loaders and makes them this list's result.  So a
+        page can be served from its values and still hand out its objects, once, only
+        if some code asks for them.  Only for an unevaluated list of objects.
+        """
         self._check_objects()
-        return super().rows_and_objects(fields, kept)
+        if self._result is not None or self.prefetched is not None:
+            raise ValueError("rows_and_objects() needs an unevaluated object list")
+        queryset = self.queryset
+        if queryset.query.is_empty():
+            return [], self._adopt_objects(list)
+        model = queryset.model
+        init_list = [field.attname for field in model._meta.concrete_fields]
+        query = queryset.query
+        extras = [*query.extra_select, *query.annotation_select]
+        columns = list(init_list)
+        wanted = [self._column_name(name, columns, extras) for name in fields]
+        selected = [*columns, *extras]
+        compiled = kept(selected) if kept is not None and not extras else None
+        if compiled is not None:
+            kept_query, params = compiled
+            sql, compiler = kept_query.sql, kept_query.compiler()
+            expressions = kept_query.expressions
+        else:
+            values = queryset.values_list(*selected)
+            compiler = values.query.get_compiler(values.db)
+            try:
+                sql, params = self._sql(compiler)
+            except EmptyResultSet:
+                return [], self._adopt_objects(list)
+            expressions = [column[0] for column in compiler.select[: compiler.col_count]]
+        raw = self._in_session(lambda: self._execute(sql, params).fetchall())
+        positions = [selected.index(name) for name in wanted]
+        converters = {
+            index: converter
+            for index, converter in compiler.get_converters(expressions).items()
+            if index in positions
+        }
+        converted = compiler.apply_converters(raw, converters) if converters else raw
+        rows = [tuple(row[i] for i in positions) for row in converted]
+
+        if not self._builds_from_rows():
+            return rows, self._adopt_objects(self._instances)
+        db = queryset.db
+        build = instance_builder(queryset)
+        width = len(init_list)
+        extras_at = len(columns)
+
+        def objects() -> list[Any]:
+            all_converters = compiler.get_converters(expressions)
+            values = compiler.apply_converters(raw, all_converters) if all_converters else raw
+            found = []
+            for row in values:
+                obj = build(db, init_list, row[:width])
+                for name, value in zip(extras, row[extras_at:], strict=True):
+                    setattr(obj, name, value)
+                found.append(obj)
+            track_peers(queryset, found)
+            if queryset._prefetch_related_lookups:
+                models.prefetch_related_objects(found, *queryset._prefetch_related_lookups)
+            return found
+
+        return rows, self._adopt_objects(objects)
+
+    def _adopt_objects(self, build: Callable[[], list[Any]]) -> Callable[[], list[Any]]:
+        def objects() -> list[Any]:
+            if self._result is None:
+                self._result = build()
+                self._after_load()
+            return self._result
+
+        return objects
 
     def _check_objects(self) -> None:
         if self.queryset._iterable_class is not ModelIterable:
@@ -112,17 +284,23 @@ class DjonyObjectList(PonyQuerySet):
         try:
             return super()._execute(sql, params)
         except Exception as exc:
-            # What the database refused of the client's input is a 400; the rest is raised.
-            refusal = backends.read_refusal(self.queryset.db, exc)
-            if refusal is None:
+            refused = self._refusal(exc)
+            if refused is None:
                 raise
-            if refusal is backends.ReadRefusal.PATTERN:
-                raise BadRequest(f"Invalid regular expression: {_first_line(exc)}") from None
-            if refusal is backends.ReadRefusal.VALUE_TYPE:
-                # e.g. ?name__iexact=true: Tastypie made the value a boolean.
-                raise BadRequest("Invalid filter value: its type does not fit the field.") from None
-            # Invalid input the database refused (NUL byte, out of range, bad data).
-            raise BadRequest(f"Invalid filter value: {_first_line(exc)}") from None
+            raise refused from None
+
+    def _refusal(self, exc: BaseException) -> BadRequest | None:
+        """The 400 for what the database refused of the client's input, or ``None``."""
+        refusal = backends.read_refusal(self.queryset.db, exc)
+        if refusal is None:
+            return None
+        if refusal is backends.ReadRefusal.PATTERN:
+            return BadRequest(f"Invalid regular expression: {_first_line(exc)}")
+        if refusal is backends.ReadRefusal.VALUE_TYPE:
+            # e.g. ?name__iexact=true: Tastypie made the value a boolean.
+            return BadRequest("Invalid filter value: its type does not fit the field.")
+        # Invalid input the database refused (NUL byte, out of range, bad data).
+        return BadRequest(f"Invalid filter value: {_first_line(exc)}")
 
 
 @contextmanager

@@ -1,17 +1,25 @@
-"""Related lists for a whole page in a constant number of queries.
+"""Related data for a whole page in a constant number of queries.
 
 A ``ToManyField`` on ``ModelResource`` runs one query per object
 (``obj.user_permissions.all()``); 1000 users cost 1000 queries.  Here the
-resource hands its object list a *loader* per to-many field; when a page is
-evaluated the loader runs one query for the related keys of every object on
-the page, in the related model's ``Meta.ordering`` (so each object's list
-comes out exactly as its related manager would return it), plus one query
-for the related objects when the field is ``full``.  The results live in
-the Pony session of the request and are read by :class:`SetField`.
+resource hands its object list a *loader* per related field; when a page is
+evaluated each loader runs one query for the whole page:
+
+* :func:`make_loader`: the related keys of every object on the page, in the
+  related model's ``Meta.ordering`` (so each object's list comes out as its related
+  manager would return it), kept in the request's Pony session for a field that
+  shows URIs only (:class:`~tastypie_djony.fields.SetField` reads them, no related
+  object built);
+* :func:`prefetch_loader`: the related objects themselves, in the objects' own
+  relation caches, by Django's ``prefetch_related_objects`` (the field's own
+  manager, its filters and order: taggit, sortedm2m, generic relations), for a field
+  that needs them (``full=True``, a related resource that builds its URIs itself);
+  Tastypie's own field code then reads them through the related manager.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -26,9 +34,6 @@ from djony.serving import (
     NotKeptForValue,
     OneValueQuery,
     class_attribute,
-    entity_for,
-    object_by_key,
-    pages_of_model,
     pin_reads,
     plain_manager,
 )
@@ -109,6 +114,8 @@ class Relation:
         self.own_manager = has_own_manager(model, attribute)
         #: (alias, columns) -> the one-owner query compiled once (see :meth:`_one_owner_rows`).
         self._compiled: dict[tuple, OneValueQuery | None] = KeptQueries()
+        #: The key of the owners' ``_prefetched_objects_cache`` (:meth:`prefetched`).
+        self._cache_name: str | None = None
         if self.own_manager:
             self.path = None
         elif self.generic:
@@ -125,6 +132,27 @@ class Relation:
         if field is None or not (field.many_to_many or field.one_to_many):
             return None
         return cls(model, attribute, field)
+
+    def prefetched(self, owner: Any) -> list[Any] | None:
+        """``owner``'s related objects a prefetch left in its relation cache, or ``None``."""
+        cache = getattr(owner, "_prefetched_objects_cache", None)
+        if not cache:
+            return None
+        if self._cache_name is None:
+            manager = getattr(owner, self.attribute)
+            name = getattr(manager, "prefetch_cache_name", None)
+            self._cache_name = name or manager.field.remote_field.cache_name  # reverse FK
+        found = cache.get(self._cache_name)
+        return None if found is None else list(found)
+
+    @functools.cached_property
+    def ordered(self) -> bool:
+        """Whether the related manager orders its objects (``Meta.ordering``, its own order)."""
+        if not self.own_manager:
+            return self._related().ordered  # Django's managers filter the default manager's
+        pk = self.model._meta.pk
+        stub = self.model.from_db(None, [pk.attname], [0])  # as _own_manager_keys asks it
+        return getattr(stub, self.attribute).get_queryset().ordered
 
     def _related(self) -> models.QuerySet:
         queryset = self.target._default_manager.all()
@@ -221,6 +249,7 @@ class ToOneRelation:
     def __init__(self, model: type[models.Model], attribute: str) -> None:
         field = model._meta.get_field(attribute)
         self.model = model
+        self.model_field = field
         self.attribute = attribute
         self.key = (model._meta.label, attribute, "one")
         self.target: type[models.Model] = field.related_model
@@ -235,8 +264,9 @@ class ToOneRelation:
 
     @property
     def plain_forward(self) -> bool:
-        """A ForeignKey/OneToOne to the primary key: Pony reads it from the row."""
-        field = self.model._meta.get_field(self.attribute)
+        """A ForeignKey/OneToOne to the primary key with its constraint: the row holds the
+        related object's key, and the related row exists."""
+        field = self.model_field
         return (
             field.concrete
             and field.target_field == self.target._meta.pk
@@ -265,77 +295,34 @@ class ToOneRelation:
         return keys
 
 
-def make_to_one_loader(relation: ToOneRelation, full: bool, nested: Callable | None) -> Callable:
-    """A page loader for a to-one field: keys for every object, objects if ``full``."""
+def prefetch_loader(lookup: str, relation: Any) -> Callable:
+    """A page loader that fills the objects' relation caches along ``lookup``, as
+    ``prefetch_related(lookup)`` does (one query per relation of the path).
+
+    A page of one object whose ``relation`` (the lookup's first) is an unordered to-many
+    is left to the related manager: its own query gives the order ``ModelResource``'s
+    gives (the batched query of a prefetch may come in another).
+    """
 
     def load(objects: list[Any]) -> None:
-        keys = relation.related_keys([obj.pk for obj in objects])
-        session_store(relation.target).setdefault(relation.key, {}).update(keys)
-        if full:
-            _load_objects(
-                relation.target, {key for key in keys.values() if key is not None}, nested
-            )
+        if not objects:
+            return
+        if len(objects) == 1 and isinstance(relation, Relation) and not relation.ordered:
+            return
+        models.prefetch_related_objects(objects, lookup)
 
+    load.lookup = lookup
     return load
 
 
-def _load_objects(model: type[models.Model], keys: set, nested: Callable | None) -> None:
-    """Load ``model`` objects into the Pony session, running ``nested`` loaders on them."""
-    if not keys:
-        return
-    loaded = DjonyObjectList(model._default_manager.filter(pk__in=keys))
-    if nested is not None:
-        loaded = loaded.with_loaders((nested,))
-    list(loaded)
+def related_keys(relation: Relation, owner: Any, key_field: str = "pk") -> list[Any]:
+    """The ``key_field`` values of ``owner``'s related objects, in its related manager's order.
 
-
-def stored_to_one(relation: ToOneRelation, owner: Any) -> tuple[bool, Any]:
-    """``(True, object or None)`` when the page loader stored ``owner``'s relation."""
-    store = session_store(relation.target).get(relation.key)
-    if store is None or owner.pk not in store:
-        return False, None
-    key = store[owner.pk]
-    if key is None:
-        return True, None
-    return True, object_by_key(entity_for(relation.target), key)
-
-
-def session_store(model: type[models.Model]) -> dict[Any, Any]:
-    """Related keys kept for the current Pony session (one request), in djony's page store."""
-    return pages_of_model(model).setdefault("tastypie_djony.related", {})
-
-
-def make_loader(relation: Relation, full: bool, nested: Callable[[list], None] | None) -> Callable:
-    """A page loader that stores ``relation``'s keys (and objects if ``full``)."""
-
-    def load(objects: list[Any]) -> None:
-        keys = relation.related_keys([obj.pk for obj in objects])
-        session_store(relation.target).setdefault(relation.key, {}).update(keys)
-        if full:
-            _load_objects(
-                relation.target, {key for values in keys.values() for key in values}, nested
-            )
-
-    return load
-
-
-def related_keys(relation: Relation, owner: Any) -> list[Any]:
-    """The keys of ``owner``'s related objects, from the page's store or one query."""
-    store = session_store(relation.target).get(relation.key)
-    keys = store.get(owner.pk) if store is not None else None
-    if keys is None:
-        keys = relation.related_keys([owner.pk])[owner.pk]
-    return keys
-
-
-def related_objects(relation: Relation, owner: Any) -> list[Any]:
-    """The related objects of ``owner`` (Pony objects, loaded or not yet)."""
-    entity = entity_for(relation.target)
-    return [object_by_key(entity, key) for key in related_keys(relation, owner)]
-
-
-def related_objects_of(relation: Relation, owner_key: Any) -> list[Any]:
-    """The related objects of one owner, by one query (an owner reached through a path)."""
-    entity = entity_for(relation.target)
-    keys = relation.related_keys([owner_key])[owner_key]
-    return [object_by_key(entity, key) for key in keys]
+    From the objects a page loader left in the owner's relation cache, else one query
+    (the related manager's own, for its order).
+    """
+    prefetched = relation.prefetched(owner)
+    if prefetched is not None:
+        attname = relation.target._meta.pk.attname if key_field == "pk" else key_field
+        return [getattr(obj, attname) for obj in prefetched]
+    return relation.related_keys([owner.pk], key_field)[owner.pk]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
@@ -44,7 +44,6 @@ from tastypie_djony.apikey import is_authenticated as apikey_authenticated
 from tastypie_djony.apikey import kept_lookup
 from tastypie_djony.bodies import BodiesMixin
 from tastypie_djony.checks import register_resource, unservable_reason
-from tastypie_djony.contenttypes import DjonyGenericForeignKeyField
 from tastypie_djony.declines import NotPlannable
 from tastypie_djony.fields import (
     DjonyToOneField,
@@ -52,17 +51,9 @@ from tastypie_djony.fields import (
     as_file_field,
     as_set_field,
     as_to_one_field,
-    with_mixin,
 )
 from tastypie_djony.objectlist import DjonyObjectList
-from tastypie_djony.related import (
-    MAX_DEPTH,
-    Relation,
-    ToOneRelation,
-    chain_loaders,
-    make_loader,
-    make_to_one_loader,
-)
+from tastypie_djony.related import MAX_DEPTH, Relation, ToOneRelation, prefetch_loader
 from tastypie_djony.serve.detail import serve_detail
 from tastypie_djony.serve.lists import serve_list
 from tastypie_djony.serve.plan import BundlePlan, ListPlan
@@ -170,10 +161,8 @@ class DjonyResource(
         super().__init__(api_name=api_name)
         for name, field in self.fields.items():
             if isinstance(field, GenericForeignKeyField):
-                self.fields[name] = with_mixin(
-                    field, DjonyGenericForeignKeyField, GenericForeignKeyField
-                )
-            elif isinstance(field, ToManyField):
+                continue  # Tastypie's own: it finds the related resource by type(obj)
+            if isinstance(field, ToManyField):
                 self.fields[name] = as_set_field(field)
             elif isinstance(field, ToOneField):
                 self.fields[name] = as_to_one_field(field)
@@ -248,41 +237,54 @@ class DjonyResource(
         return loaders
 
     def page_loaders(self, depth: int = 0) -> list[Callable[[list], None]]:
-        """Loaders that fetch the related lists of a whole page at once.
+        """Loaders that fill the relation caches of a whole page of objects at once.
 
-        One per ``SetField`` whose attribute is a relation name.  Override to
-        add loaders of your own (each is called with the page's objects).
-        Each of these has ``djony_field``, the name of its field.
+        One per related field whose attribute is a relation (a ``ForeignKey`` shown as
+        a URI needs none: the row holds its key): the related objects, as
+        ``prefetch_related`` loads them, so the field and any hook reading
+        ``bundle.obj.<relation>`` find them without a query; below a ``full=True``
+        field, its related resource's own.  Override to add loaders of your own (each
+        is called with the page's objects).  Each of these has ``djony_field``, the
+        name of its field.
         """
         loaders = []
+        for name, field, relation in self._related_fields():
+            for lookup in self._lookups(field, depth):
+                loader = prefetch_loader(lookup, relation)
+                loader.djony_field = name
+                loaders.append(loader)
+        return loaders
+
+    def _related_fields(self) -> Iterator[tuple[str, Any, Any]]:
+        """``(name, field, relation)`` of each related field whose objects a page may need."""
         model = self._meta.object_class
         for name, field in self.fields.items():
             if isinstance(field, SetField):
                 relation = Relation.find(model, field.attribute)
-                if relation is not None:
-                    nested = self._nested_loaders(field, depth)
-                    loaders.append(make_loader(relation, full=bool(field.full), nested=nested))
-                    loaders[-1].djony_field = name
             elif isinstance(field, DjonyToOneField):
                 relation = ToOneRelation.find(model, field.attribute)
-                # A plain ForeignKey is in the row already (Pony seeds); only
-                # full objects, reverse one-to-ones and to_field keys need a query.
-                if relation is not None and (field.full or not relation.plain_forward):
-                    nested = self._nested_loaders(field, depth)
-                    loaders.append(
-                        make_to_one_loader(relation, full=bool(field.full), nested=nested)
-                    )
-                    loaders[-1].djony_field = name
-        return loaders
+                if relation is not None and relation.plain_forward and not field.full:
+                    continue  # its URI comes from the key the row holds
+            else:
+                continue
+            if relation is not None:
+                yield name, field, relation
 
-    def _nested_loaders(self, field: Any, depth: int) -> Callable[[list], None] | None:
-        if not field.full or depth >= MAX_DEPTH:
-            return None
-        related_resource = field.to_class()
-        if not isinstance(related_resource, DjonyResource):
-            return None
-        inner = related_resource.page_loaders(depth + 1)
-        return chain_loaders(inner) if inner else None
+    def prefetch_lookups(self, depth: int = 0) -> list[str]:
+        """The ``prefetch_related`` lookups of :meth:`page_loaders`, below ``depth`` levels."""
+        return [
+            lookup for _, field, _ in self._related_fields() for lookup in self._lookups(field, depth)
+        ]
+
+    def _lookups(self, field: Any, depth: int) -> list[str]:
+        """``field``'s prefetch lookup and, for a ``full`` one, its related resource's."""
+        lookups = [field.attribute]
+        if field.full and depth < MAX_DEPTH:
+            related_resource = field.to_class()
+            if isinstance(related_resource, DjonyResource):
+                inner = related_resource.prefetch_lookups(depth + 1)
+                lookups.extend(f"{field.attribute}__{lookup}" for lookup in inner)
+        return lookups
 
     def is_authenticated(self, request: Any) -> None:
         """Tastypie's; a stock ``ApiKeyAuthentication`` finds the key's user by SQL

@@ -10,7 +10,7 @@ hook that ran in another order or on other values changes the bytes.
 import pytest
 from django.test import RequestFactory
 
-from djony.objects.querysets import PonyQuerySet
+from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.serve.bundles import PageBundle
 from tastypie_djony.serve.convert import simple
 from tastypie_djony.serve.plan import BundlePlan
@@ -58,7 +58,7 @@ def test_served_by_the_bundle_plan(name):
 def page_objects_built(monkeypatch):
     """How many times a page's objects were built from its rows."""
     built = []
-    rows_and_objects = PonyQuerySet.rows_and_objects
+    rows_and_objects = DjonyObjectList.rows_and_objects
 
     def spy(self, fields, kept=None):
         rows, objects = rows_and_objects(self, fields, kept)
@@ -70,7 +70,7 @@ def page_objects_built(monkeypatch):
 
         return rows, counted
 
-    monkeypatch.setattr(PonyQuerySet, "rows_and_objects", spy)
+    monkeypatch.setattr(DjonyObjectList, "rows_and_objects", spy)
     return built
 
 

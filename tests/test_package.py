@@ -12,7 +12,11 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import runpy
+import sys
+import types
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from django.core.management import load_command_class
@@ -67,7 +71,20 @@ def test_every_page_is_in_the_index():
     assert toctree - pages == set(), "toctree entries without a page"
 
 
+def setup_arguments() -> dict:
+    """What ``setup.py`` hands to ``setuptools.setup()`` (setuptools itself not needed)."""
+    arguments: dict = {}
+    fake = types.ModuleType("setuptools")
+    fake.setup = lambda **kwargs: arguments.update(kwargs)
+    fake.find_packages = lambda **kwargs: []
+    with mock.patch.dict(sys.modules, {"setuptools": fake}):
+        runpy.run_path(str(ROOT / "setup.py"), run_name="__main__")
+    return arguments
+
+
 def test_readme_is_a_pypi_page():
+    """The README's two commands are there; its links resolve in the checkout, and the
+    package's long description (its PyPI page) links the same files absolutely."""
     commands = [
         "python3 -m venv .venv && .venv/bin/pip install -e '.[example]' && "
         ".venv/bin/python example_project/manage.py compare",
@@ -77,9 +94,11 @@ def test_readme_is_a_pypi_page():
         assert command in README
     targets = re.findall(r"\]\(([^)]+)\)", README)
     assert targets, "no links"
-    relative = [t for t in targets if not re.match(r"https://", t)]
-    assert relative == [], "relative links are broken on PyPI"
     for target in targets:
-        if target.startswith("https://djony.readthedocs.io/en/latest/"):
-            page = target.removeprefix("https://djony.readthedocs.io/en/latest/").split("#")[0]
-            assert (DOCS / page.replace(".html", ".md")).is_file(), target
+        if not re.match(r"https?://", target):
+            assert (ROOT / target.split("#")[0]).exists(), target
+        assert "readthedocs" not in target, target
+    described = setup_arguments()["long_description"]
+    published = re.findall(r"\]\(([^)]+)\)", described)
+    assert len(published) == len(targets)
+    assert [t for t in published if not t.startswith("https://")] == [], "relative on PyPI"

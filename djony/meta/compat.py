@@ -7,6 +7,9 @@ version check elsewhere.
 
 from __future__ import annotations
 
+import functools
+import inspect
+import weakref
 from typing import Any
 
 from django.core.exceptions import FieldError
@@ -41,3 +44,35 @@ def none_as_json_null(query: Any, lookups: dict[str, Any]) -> dict[str, Any]:
         if isinstance(field, JSONField) and rest in ([], ["exact"]):
             converted[key] = JSONNull()
     return converted
+
+
+def instance_builder(queryset: Any) -> Any:
+    """``Model.from_db`` as Django's own iterable calls it for ``queryset``.
+
+    Django 6.1 passes the queryset's fetch mode (``QuerySet.fetch_mode()``) to it; a
+    ``from_db`` override that does not take it is called as before.  Django 5.2 and 6.0
+    have no fetch modes.
+    """
+    from_db = queryset.model.from_db
+    mode = getattr(queryset, "_fetch_mode", None)
+    if mode is None:
+        return from_db
+    parameters = inspect.signature(from_db).parameters
+    takes_mode = "fetch_mode" in parameters or any(
+        parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters.values()
+    )
+    return functools.partial(from_db, fetch_mode=mode) if takes_mode else from_db
+
+
+def track_peers(queryset: Any, objects: list[Any]) -> None:
+    """Make ``objects`` each other's peers when ``queryset``'s fetch mode loads for peers.
+
+    As Django 6.1's iterable does for ``fetch_mode(FETCH_PEERS)``: a deferred field or a
+    relation read on one of them is loaded for all of them.  Nothing before 6.1.
+    """
+    mode = getattr(queryset, "_fetch_mode", None)
+    if mode is None or not mode.track_peers:
+        return
+    peers = [weakref.ref(obj) for obj in objects]
+    for obj in objects:
+        obj._state.peers = peers

@@ -26,14 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from djony.serving import (
-    KeptQueries,
-    NotKeptForValue,
-    OneValueQuery,
-    entity_for,
-    has_entity_subclasses,
-    plain_manager,
-)
+from djony.serving import KeptQueries, NotKeptForValue, OneValueQuery, plain_manager
 from tastypie_djony.declines import Fallback, NotPlannable
 from tastypie_djony.fields import SetField, stock_related_class
 from tastypie_djony.nulls import related_may_be_absent
@@ -54,9 +47,7 @@ def nested_field(plan: Any, field: Any) -> Nested | None:
     relation = (Relation if kind is SetField else ToOneRelation).find(model, field.attribute)
     if relation is None or relation.target._meta.proxy:
         return None
-    if has_entity_subclasses(relation.target):
-        return None
-    related_resource = _related_resource(field, entity_for(relation.target))
+    related_resource = _related_resource(field, relation.target)
     if not isinstance(related_resource, plan.base) or not plannable(related_resource):
         return None
     try:
@@ -66,7 +57,7 @@ def nested_field(plan: Any, field: Any) -> Nested | None:
     related_plan._column("pk")
     loaders = None
     if plan.depth < MAX_DEPTH:  # as DjonyResource._nested_loaders, for this plan
-        inner = related_plan.needed_loaders(related_resource.page_loaders(plan.depth + 1))
+        inner = related_resource.page_loaders(plan.depth + 1)
         loaders = chain_loaders(list(inner)) if inner else None
     if kind is SetField:
         return NestedMany(field, relation, related_plan, loaders)
@@ -91,7 +82,8 @@ del _SAMPLE
 
 
 def _related_resource(field: Any, related_class: type) -> Any:
-    """What ``field.get_related_resource(obj)`` returns for an object of ``related_class``.
+    """What ``field.get_related_resource(obj)`` returns for an object of ``related_class``
+    (the related model: the related objects are its Django instances).
 
     Tastypie keeps one related resource per field and class of related object
     (``field._rel_resources``), created on first use with the owner's ``api_name``.

@@ -351,24 +351,13 @@ class BundlePlan(ListPlan):
         """The fields left to their own ``dehydrate`` (they read ``bundle.obj``)."""
         return {step.name for step in self.steps if step.value is None and step.nested is None}
 
-    def needed_loaders(self, loaders: Any) -> tuple:
-        """Of a page's loaders, those its objects may need, if built.
-
-        A loader of ``page_loaders`` (it names its field: ``djony_field``) only for a
-        field left to its own ``dehydrate``; the others' values come from rows, and
-        related managers read through ``bundle.obj`` load for the page by themselves.
-        Loaders of the resource's own are kept.
-        """
-        keep = self.object_fields()
-        return tuple(
-            loader
-            for loader in loaders
-            if getattr(loader, "djony_field", None) in keep or not hasattr(loader, "djony_field")
-        )
-
     def loaders(self, object_list: Any) -> tuple:
-        """:meth:`needed_loaders` of ``object_list``'s loaders."""
-        return self.needed_loaders(object_list.loaders)
+        """The loaders of ``object_list``'s objects, run if some code builds them.
+
+        A hook that reads ``bundle.obj`` may read any relation the resource's fields
+        name: the page's objects get them all, once, when the first is read.
+        """
+        return tuple(object_list.loaders)
 
     def converter(self, field: Any) -> Callable[[Any], Any]:
         """``field.convert``: the value a hook finds in ``bundle.data``."""
