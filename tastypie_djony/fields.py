@@ -88,9 +88,10 @@ class DjonyToOneField(ToOneField):
             return super().dehydrate(bundle, for_list=for_list)
         build, key_field = plain
         field = relation.model_field
-        if key_field != field.target_field.name or field.attname not in getattr(obj, "__dict__", {}):
+        held = getattr(obj, "__dict__", {})
+        if key_field != field.target_field.name or field.attname not in held:
             return super().dehydrate(bundle, for_list=for_list)
-        key = obj.__dict__[field.attname]
+        key = held[field.attname]
         if key is None:
             if not related_may_be_absent(self):
                 raise empty_attribute(obj, self.attribute)

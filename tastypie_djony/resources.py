@@ -272,9 +272,8 @@ class DjonyResource(
 
     def prefetch_lookups(self, depth: int = 0) -> list[str]:
         """The ``prefetch_related`` lookups of :meth:`page_loaders`, below ``depth`` levels."""
-        return [
-            lookup for _, field, _ in self._related_fields() for lookup in self._lookups(field, depth)
-        ]
+        fields = [field for _, field, _ in self._related_fields()]
+        return [lookup for field in fields for lookup in self._lookups(field, depth)]
 
     def _lookups(self, field: Any, depth: int) -> list[str]:
         """``field``'s prefetch lookup and, for a ``full`` one, its related resource's."""
