@@ -30,9 +30,9 @@ from tastypie_djony.verify.generation import Request
 from tastypie_djony.verify.report import ResourceSummary
 from tastypie_djony.verify.running import Outcome
 from tests.testapp.models import Country, Tag
-from tests.verify_helpers import verify
+from tests.verify.helpers import verify
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.test_verify_project")]
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.verify.test_project")]
 
 
 class TagResource(ModelResource):
@@ -167,7 +167,7 @@ def test_user_gets_through_every_stock_authentication(rows, uri):
 
 def test_a_custom_authentication_is_named_and_reached_through_the_hook(rows):
     run = verify("--resource", "/api/auth/keytag/", "--user", "ada", "--credentials",
-                 "tests.test_verify_project.no_credentials")  # fmt: skip
+                 "tests.verify.test_project.no_credentials")  # fmt: skip
     assert run.code == 0, run.out  # the hook gave nothing: the stock ApiKey rule applied
 
 
