@@ -28,8 +28,8 @@ class ResourceSummary:
     uri: str
     base: str  # what the project's resource is built on
     outcomes: list[Outcome] = field(default_factory=list)
-    #: Requests the command could not send (``"GET /path: what it raised"``).
-    not_sent: list[str] = field(default_factory=list)
+    #: Requests the command could not send: (the request, what it raised).
+    not_sent: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def different(self) -> list[Outcome]:

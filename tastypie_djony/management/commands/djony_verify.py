@@ -4,12 +4,17 @@ Finds every Tastypie resource in the URLconf, builds its twin on the other
 base (a ``DjonyResource`` for a ``ModelResource`` and the other way round),
 sends both the same generated requests through the project's URLconf and
 middleware, and prints per resource how many answers were identical and how
-fast each side was, then the first differences.  Exit status 1, with one
-line saying why, when an answer differs or when the run proved nothing (no
-request reached a resource, most answers were errors on both sides, ...:
-see :mod:`tastypie_djony.verify.verdict`).  Every request runs in a
-transaction that is rolled back: the command changes no data.  See
-:mod:`tastypie_djony.verify`.
+fast each side was, then the first differences.  A resource it cannot
+compare (a plain ``Resource``, one no request reaches, one whose twin cannot
+be built ...) is named with the reason, and the run goes on with the others.
+
+Exit status 0 when every answer compared was the same (a line of its own
+counts what was not compared); 1, with one line saying why, when an answer
+differs or when the run proved nothing (nothing was compared, most answers
+were errors on both sides, ...: see :mod:`tastypie_djony.verify.verdict`);
+2 when the run could not go on (the message says what it was doing and what
+was raised).  Every request runs in a transaction that is rolled back: the
+command changes no data.  See :mod:`tastypie_djony.verify`.
 """
 
 from __future__ import annotations
@@ -62,8 +67,10 @@ class Command(BaseCommand):
     help = (
         "Send the same requests to every Tastypie resource of the URLconf and to its twin on "
         "the other base class (ModelResource <-> DjonyResource); compare the answers and the "
-        "times. Changes no data. Exit status 1, with the reason, when an answer differs or "
-        "nothing could be compared."
+        "times. Changes no data. A resource that cannot be compared is named with the reason "
+        "and left out. Exit status 0 when every answer compared is the same, 1 (with the "
+        "reason) when an answer differs or nothing could be compared, 2 when the run could "
+        "not go on."
     )
 
     def get_version(self) -> str:
@@ -138,25 +145,46 @@ class Command(BaseCommand):
             if _sessions_in_use():
                 # A login whose session is a signed cookie: nothing written.
                 overrides["SESSION_ENGINE"] = "django.contrib.sessions.backends.signed_cookies"
-        with override_settings(**overrides), _quiet_request_logs():
-            failed = self._verify(alias, options)
+        self.step = "starting"
+        try:
+            with override_settings(**overrides), _quiet_request_logs():
+                failed = self._verify(alias, options)
+        except CommandError:
+            raise
+        except Exception as error:
+            # Not one resource's trouble (those are "not compared"): the run cannot go on.
+            raise CommandError(
+                f"djony_verify stopped while {self.step}: {describe(error)}", returncode=2
+            ) from error
         if failed:
             raise CommandError(failed, returncode=1)
 
     # -- steps ---------------------------------------------------------------------------
     def _verify(self, alias: str, options: dict[str, Any]) -> str:
+        """Compare every resource of the URLconf with its twin; the failure line, or ``""``.
+
+        ``self.step`` says what the run is doing, for the message of an exception no
+        single resource caused.
+        """
         ledger = Ledger()
+        user = self._user(alias, options)
+        hook = self._hook(options)
+        self.step = "reading the URLconf"
         found = discovery.find_resources()
         targets = self._targets(found, ledger, options["resource"])
         if not targets and not ledger.entries:
             raise CommandError("No ModelResource or DjonyResource found in the URLconf.")
+        self.step = "building the twins"
         twins = Twins()
         targets = ledger.keep(targets, "its twin cannot be built", lambda t: t.build_twin(twins))
+        self.step = "copying the URLconf with the twins mounted"
         module = twin_urlconf({id(t.resource): t.stand_in for t in targets})
         targets = ledger.keep(targets, "its twin cannot be mounted", lambda t: t.mount(module))
-        user = self._user(alias, options)
-        runner, unknown = self._runner(targets, ledger, user, alias, options)
+        self.step = f"logging in --user {user.get_username()}" if user else "starting the client"
+        runner, unknown = self._runner(targets, ledger, user, hook, alias, options)
+        self.step = "making the requests"
         self._plan(targets, ledger, runner, alias, options)
+        self.step = "sending the requests"
         summaries = {t.uri: report.ResourceSummary(t.uri, t.base) for t in targets}
         by_uri = {t.uri: t for t in targets}
         plans = [t.requests for t in targets] + self._logged(targets, options)
@@ -174,7 +202,7 @@ class Command(BaseCommand):
                 try:
                     outcome = runner.compare(request, by_uri[request.resource].sides, index % 2)
                 except Exception as error:  # noqa: BLE001 - reported with the request, run goes on
-                    summary.not_sent.append(f"{request}: {describe(error)}")
+                    summary.not_sent.append((str(request), describe(error)))
                 else:
                     summary.outcomes.append(outcome)
                 if bar:
@@ -183,11 +211,12 @@ class Command(BaseCommand):
             credentials.VerifyBackend.user = None
         if bar:
             bar.close()
+        self.step = "writing the report"
         compared = []
         for target in targets:
             summary = summaries[target.uri]
             if summary.not_sent and not summary.outcomes:
-                why = f"no request could be sent: {summary.not_sent[0]}"
+                why = "no request could be sent: {}: {}".format(*summary.not_sent[0])
                 ledger.entries.append(NotCompared(target.name, why))
             else:
                 compared.append(summary)
@@ -235,14 +264,32 @@ class Command(BaseCommand):
         except user_model.DoesNotExist:
             raise CommandError(f"--user {username!r}: no such user.") from None
 
+    def _hook(self, options: dict[str, Any]) -> credentials.Hook | None:
+        """The ``--credentials`` function."""
+        path = options["credentials"]
+        if not path:
+            return None
+        try:
+            hook = import_string(path)
+        except ImportError as error:
+            raise CommandError(f"--credentials {path}: {error}") from None
+        if not callable(hook):
+            raise CommandError(f"--credentials {path}: {hook!r} is not a function.")
+        return hook
+
     def _runner(
-        self, targets: list, ledger: Ledger, user: Any, alias: str, options: dict[str, Any]
+        self,
+        targets: list,
+        ledger: Ledger,
+        user: Any,
+        hook: credentials.Hook | None,
+        alias: str,
+        options: dict[str, Any],
     ) -> tuple[running.Runner, list[str]]:
         """The runner, with what each resource's requests carry for ``--user``; and a note
         for each authentication the command cannot satisfy."""
         found, unknown = {}, []
         if user is not None:
-            hook = import_string(options["credentials"]) if options["credentials"] else None
             credentials.VerifyBackend.user = user
 
             def given(target: Target) -> None:
@@ -330,11 +377,11 @@ class Command(BaseCommand):
         out.write("")
         out.write(report.table(summaries, writes=options["writes"]))
         reasons = [str(n) for n in not_compared]
-        not_sent = [(s.uri, line) for s in summaries for line in s.not_sent]
+        not_sent = [(s.uri, *entry) for s in summaries for entry in s.not_sent]
         slower = [s.where_the_time_goes() for s in summaries]
         lines = [*(f"not compared: {why}" for why in reasons)]
         lines += [*(f"related kept: {k}" for k in kept), *notes]
-        lines += [f"not sent: {uri}: {line}" for uri, line in not_sent]
+        lines += [f"not sent: {request}: {why}" for _, request, why in not_sent]
         for note in [*lines, *(line for line in slower if line)]:
             out.write(f"\n{note}")
         different = [o for s in summaries for o in s.different]
@@ -359,7 +406,8 @@ class Command(BaseCommand):
                 {"database": alias, "vendor": vendor, "user": options["user"],
                  "stopped_by_seconds": stopped, "exit_status": 1 if failed else 0,
                  "failure": failed or None, "not_compared": reasons,
-                 "not_sent": [{"resource": uri, "request": line} for uri, line in not_sent],
+                 "not_sent": [{"resource": uri, "request": request, "reason": why}
+                              for uri, request, why in not_sent],
                  "related_kept": [str(k) for k in kept], "notes": notes},
             )  # fmt: skip
             Path(options["json"]).write_text(json.dumps(data, indent=2) + "\n")
