@@ -17,6 +17,14 @@ the original's; only where the two bases need a different field class
 (``SetField`` is a ``DjonyResource`` field) does the twin use the other one,
 and related resources point to their own twins, so ``full=True`` data is
 served by the same base as the resource.
+
+Every way a Tastypie field names its related resource is followed: a class,
+``'self'``, a dotted path, a ``functools.partial`` of a class, and a
+``GenericForeignKeyField``'s ``{Model: Resource}`` (each model's resource its
+twin; Tastypie's ``GenericResource`` then resolves URIs among the twins).  A
+related resource with no twin (a plain ``Resource``, a function, a path that
+does not import, a class the other base refuses) stays the original's:
+:attr:`Twins.kept` lists each such field with the reason, for the report.
 """
 
 from __future__ import annotations

@@ -191,3 +191,19 @@ def test_an_error_outside_any_resource_stops_the_run_with_what_it_was_doing(monk
         "djony_verify stopped while reading the URLconf: RuntimeError: the URLconf walk "
         "broke (raised at tests/verify/test_related_fields.py:"
     ), run.reason
+
+
+def test_logged_paths_are_replayed_below_their_resource(rows, tmp_path):
+    log = tmp_path / "access.log"
+    log.write_text(
+        '127.0.0.1 - - [02/Dec/2026] "GET /api/project/reaction/?kind=like HTTP/1.1" 200 9\n'
+        "/api/project/reaction/1/\n"
+        "/elsewhere/\n"
+    )
+    run = verify("--resource", "/api/project/reaction/", "--from-log", str(log))
+    assert run.code == 0, run.out
+    [figures] = run.report["resources"]
+    plain = verify("--resource", "/api/project/reaction/")
+    assert figures["requests"] == plain.resource("/api/project/reaction/")["requests"] + 2
+    missing = verify("--from-log", str(tmp_path / "nowhere.log"))
+    assert missing.code == 1 and missing.reason.endswith("nowhere.log: no such file.")

@@ -127,6 +127,8 @@ class Command(BaseCommand):
         for name in ("max_requests", "seconds", "sample"):
             if options[name] <= 0:
                 raise CommandError(f"--{name.replace('_', '-')} must be positive.")
+        if options["from_log"] and not Path(options["from_log"]).is_file():
+            raise CommandError(f"--from-log {options['from_log']}: no such file.")
         host = options["host"] or "testserver"
         if not validate_host(host, _allowed_hosts()):
             raise CommandError(
