@@ -8,8 +8,8 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 
 
-class Reaction(models.Model):
-    """A reaction to a story or to a writer (a ``GenericForeignKey`` over both)."""
+class Response(models.Model):
+    """A response to a poem or to a poet (a ``GenericForeignKey`` over both)."""
 
     kind = models.CharField(max_length=20)
     content_type = models.ForeignKey(ContentType, on_delete=models.CASCADE)
@@ -20,47 +20,47 @@ class Reaction(models.Model):
         ordering = ["id"]
 
 
-class Publisher(models.Model):
+class Imprint(models.Model):
     name = models.CharField(max_length=60)
 
     class Meta:
         ordering = ["id"]
 
 
-class Writer(models.Model):
+class Poet(models.Model):
     name = models.CharField(max_length=60)
-    publisher = models.ForeignKey(
-        Publisher, null=True, blank=True, on_delete=models.SET_NULL, related_name="writers"
+    imprint = models.ForeignKey(
+        Imprint, null=True, blank=True, on_delete=models.SET_NULL, related_name="poets"
     )
     mentor = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="pupils"
     )
-    reactions = GenericRelation(Reaction)
+    responses = GenericRelation(Response)
 
     class Meta:
         ordering = ["id"]
 
 
-class Profile(models.Model):
-    writer = models.OneToOneField(Writer, on_delete=models.CASCADE, related_name="profile")
+class Biography(models.Model):
+    poet = models.OneToOneField(Poet, on_delete=models.CASCADE, related_name="biography")
     bio = models.TextField(blank=True)
 
     class Meta:
         ordering = ["id"]
 
 
-class Genre(models.Model):
+class Theme(models.Model):
     name = models.CharField(max_length=30)
 
     class Meta:
         ordering = ["name"]
 
 
-class Story(models.Model):
+class Poem(models.Model):
     title = models.CharField(max_length=100)
-    writer = models.ForeignKey(Writer, on_delete=models.CASCADE, related_name="stories")
-    genres = models.ManyToManyField(Genre, blank=True, related_name="stories")
-    reactions = GenericRelation(Reaction)
+    poet = models.ForeignKey(Poet, on_delete=models.CASCADE, related_name="poems")
+    themes = models.ManyToManyField(Theme, blank=True, related_name="poems")
+    responses = GenericRelation(Response)
 
     class Meta:
         ordering = ["id"]

@@ -5,7 +5,7 @@
 * ``to`` given as a class, as ``'self'``, as a dotted path, as a callable that
   returns the resource, and as a plain ``Resource`` (no model behind it);
 * ``attribute`` given as a callable;
-* ``GenericForeignKeyField`` over two models (``Story`` and ``Writer``), on a
+* ``GenericForeignKeyField`` over two models (``Poem`` and ``Poet``), on a
   ``ModelResource`` and on a ``DjonyResource``; its ``to_class`` is a
   ``functools.partial`` of Tastypie's ``GenericResource``;
 * a ``ModelResource`` whose ``Meta.queryset`` DjonyResource refuses
@@ -22,13 +22,13 @@ from tastypie.contrib.contenttypes.fields import GenericForeignKeyField
 from tastypie.resources import ModelResource, Resource
 
 from tastypie_djony.resources import DjonyResource
-from tests.verify.project.models import Genre, Profile, Publisher, Reaction, Story, Writer
+from tests.verify.project.models import Biography, Imprint, Poem, Poet, Response, Theme
 
 HERE = "tests.verify.project.resources"
 
 
 class Shelfmark:
-    """Where a story stands on the shelf: an object no model is behind."""
+    """Where a poem stands on the shelf: an object no model is behind."""
 
     def __init__(self, pk: int) -> None:
         self.pk = pk
@@ -46,65 +46,65 @@ class ShelfmarkResource(Resource):
         allowed_methods = ["get"]
 
     def obj_get_list(self, bundle, **kwargs):
-        return [Shelfmark(pk) for pk in Story.objects.values_list("pk", flat=True)]
+        return [Shelfmark(pk) for pk in Poem.objects.values_list("pk", flat=True)]
 
     def obj_get(self, bundle, **kwargs):
         return Shelfmark(int(kwargs["pk"]))
 
 
-class PublisherResource(ModelResource):
+class ImprintResource(ModelResource):
     class Meta:
-        queryset = Publisher.objects.all()
-        resource_name = "publisher"
+        queryset = Imprint.objects.all()
+        resource_name = "imprint"
         filtering = {"name": ALL}
         authorization = Authorization()
 
 
-class WriterResource(ModelResource):
-    publisher = fields.ForeignKey(PublisherResource, "publisher", null=True)
+class PoetResource(ModelResource):
+    imprint = fields.ForeignKey(ImprintResource, "imprint", null=True)
     mentor = fields.ToOneField("self", "mentor", null=True)
-    profile = fields.OneToOneField(f"{HERE}.ProfileResource", "profile", null=True, full=True)
-    stories = fields.ToManyField(f"{HERE}.StoryResource", "stories", null=True)
+    biography = fields.OneToOneField(f"{HERE}.BiographyResource", "biography", null=True, full=True)
+    poems = fields.ToManyField(f"{HERE}.PoemResource", "poems", null=True)
 
     class Meta:
-        queryset = Writer.objects.all()
-        resource_name = "writer"
-        filtering = {"name": ALL, "publisher": ALL_WITH_RELATIONS, "mentor": ALL}
+        queryset = Poet.objects.all()
+        resource_name = "poet"
+        filtering = {"name": ALL, "imprint": ALL_WITH_RELATIONS, "mentor": ALL}
         ordering = ["name", "id"]
         authorization = Authorization()
 
 
-class ProfileResource(DjonyResource):
-    writer = fields.OneToOneField(WriterResource, "writer")
+class BiographyResource(DjonyResource):
+    poet = fields.OneToOneField(PoetResource, "poet")
 
     class Meta:
-        queryset = Profile.objects.all()
-        resource_name = "profile"
+        queryset = Biography.objects.all()
+        resource_name = "biography"
         authorization = Authorization()
 
 
-class GenreResource(DjonyResource):
+class ThemeResource(DjonyResource):
     class Meta:
-        queryset = Genre.objects.all()
-        resource_name = "genre"
+        queryset = Theme.objects.all()
+        resource_name = "theme"
         filtering = {"name": ALL}
         authorization = Authorization()
 
 
-def genre_resource() -> GenreResource:
+def theme_resource() -> ThemeResource:
     """A callable ``to``: Tastypie calls it for the related resource."""
-    return GenreResource()
+    return ThemeResource()
 
 
-class StoryResource(ModelResource):
-    writer = fields.ToOneField(WriterResource, "writer", full=True)
-    genres = fields.ManyToManyField(GenreResource, "genres", null=True)
-    genre_names = fields.ToManyField(
-        genre_resource, attribute=lambda bundle: bundle.obj.genres.all(), null=True,
+class PoemResource(ModelResource):
+    poet = fields.ToOneField(PoetResource, "poet", full=True)
+    themes = fields.ManyToManyField(ThemeResource, "themes", null=True)
+    theme_names = fields.ToManyField(
+        theme_resource, attribute=lambda bundle: bundle.obj.themes.all(), null=True,
         readonly=True,
     )  # fmt: skip
-    publisher = fields.ToOneField(
-        PublisherResource, attribute=lambda bundle: bundle.obj.writer.publisher, null=True,
+    imprint = fields.ToOneField(
+        ImprintResource, attribute=lambda bundle: bundle.obj.poet.imprint, null=True,
         readonly=True,
     )  # fmt: skip
     shelfmark = fields.ToOneField(
@@ -112,39 +112,37 @@ class StoryResource(ModelResource):
     )
 
     class Meta:
-        queryset = Story.objects.all()
-        resource_name = "story"
-        filtering = {"title": ALL, "writer": ALL_WITH_RELATIONS, "genres": ALL}
-        ordering = ["title", "writer"]
+        queryset = Poem.objects.all()
+        resource_name = "poem"
+        filtering = {"title": ALL, "poet": ALL_WITH_RELATIONS, "themes": ALL}
+        ordering = ["title", "poet"]
         authorization = Authorization()
 
 
-class ReactionResource(ModelResource):
-    target = GenericForeignKeyField({Story: StoryResource, Writer: WriterResource}, "target")
+class ResponseResource(ModelResource):
+    target = GenericForeignKeyField({Poem: PoemResource, Poet: PoetResource}, "target")
 
     class Meta:
-        queryset = Reaction.objects.all()
-        resource_name = "reaction"
+        queryset = Response.objects.all()
+        resource_name = "response"
         filtering = {"kind": ALL, "target": ALL_WITH_RELATIONS}
         authorization = Authorization()
 
 
-class DjonyReactionResource(DjonyResource):
+class DjonyResponseResource(DjonyResource):
     """The same generic foreign key on a DjonyResource (its twin is a ModelResource)."""
 
-    target = GenericForeignKeyField(
-        {Story: StoryResource, Writer: WriterResource}, "target", full=True
-    )
+    target = GenericForeignKeyField({Poem: PoemResource, Poet: PoetResource}, "target", full=True)
 
     class Meta:
-        queryset = Reaction.objects.all()
-        resource_name = "djonyreaction"
+        queryset = Response.objects.all()
+        resource_name = "djonyresponse"
         authorization = Authorization()
 
 
-class StoryCountResource(ModelResource):
+class PoemCountResource(ModelResource):
     """``values()`` in ``Meta.queryset``: DjonyResource refuses it, so there is no twin."""
 
     class Meta:
-        queryset = Writer.objects.values("name").annotate(stories_count=Count("stories"))
-        resource_name = "storycount"
+        queryset = Poet.objects.values("name").annotate(poems_count=Count("poems"))
+        resource_name = "poemcount"

@@ -1,33 +1,33 @@
-"""The project's rows: publishers, writers (one the mentor of two), profiles, genres,
-stories, and reactions to stories and to writers."""
+"""The project's rows: imprints, poets (one the mentor of two), biographies, themes,
+poems, and responses to poems and to poets."""
 
 from __future__ import annotations
 
 from django.contrib.contenttypes.models import ContentType
 
-from tests.verify.project.models import Genre, Profile, Publisher, Reaction, Story, Writer
+from tests.verify.project.models import Biography, Imprint, Poem, Poet, Response, Theme
 
 
 def create() -> None:
-    north, south = (Publisher.objects.create(name=n) for n in ("North Press", "South Books"))
-    ada = Writer.objects.create(name="Ada", publisher=north)
-    bea = Writer.objects.create(name="Bea", publisher=south, mentor=ada)
-    cy = Writer.objects.create(name="Cy", mentor=ada)
-    Profile.objects.create(writer=ada, bio="writes engines")
-    Profile.objects.create(writer=bea, bio="")
-    crime, poetry, travel = (Genre.objects.create(name=n) for n in ("crime", "poetry", "travel"))
-    stories = []
-    for number, (title, writer, genres) in enumerate(
+    north, south = (Imprint.objects.create(name=n) for n in ("North Press", "South Books"))
+    ada = Poet.objects.create(name="Ada", imprint=north)
+    bea = Poet.objects.create(name="Bea", imprint=south, mentor=ada)
+    cy = Poet.objects.create(name="Cy", mentor=ada)
+    Biography.objects.create(poet=ada, bio="writes engines")
+    Biography.objects.create(poet=bea, bio="")
+    crime, poetry, travel = (Theme.objects.create(name=n) for n in ("crime", "poetry", "travel"))
+    poems = []
+    for number, (title, poet, themes) in enumerate(
         [("Engines", ada, [crime]), ("Looms", ada, [poetry, travel]), ("Rivers", bea, []),
          ("Roads", cy, [travel]), ("Stars", bea, [crime, poetry, travel])], start=1,
     ):  # fmt: skip
-        story = Story.objects.create(title=f"{title} {number}", writer=writer)
-        story.genres.set(genres)
-        stories.append(story)
-    story_type = ContentType.objects.get_for_model(Story)
-    writer_type = ContentType.objects.get_for_model(Writer)
+        poem = Poem.objects.create(title=f"{title} {number}", poet=poet)
+        poem.themes.set(themes)
+        poems.append(poem)
+    poem_type = ContentType.objects.get_for_model(Poem)
+    poet_type = ContentType.objects.get_for_model(Poet)
     for kind, content_type, target in [
-        ("like", story_type, stories[0]), ("like", story_type, stories[1]),
-        ("love", writer_type, ada), ("like", writer_type, bea), ("meh", story_type, stories[4]),
+        ("like", poem_type, poems[0]), ("like", poem_type, poems[1]),
+        ("love", poet_type, ada), ("like", poet_type, bea), ("meh", poem_type, poems[4]),
     ]:  # fmt: skip
-        Reaction.objects.create(kind=kind, content_type=content_type, object_id=target.pk)
+        Response.objects.create(kind=kind, content_type=content_type, object_id=target.pk)

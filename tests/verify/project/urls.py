@@ -7,15 +7,15 @@ from tests.verify.project import resources
 
 api = Api(api_name="project")
 for resource in (
-    resources.PublisherResource,
-    resources.WriterResource,
-    resources.ProfileResource,
-    resources.GenreResource,
-    resources.StoryResource,
-    resources.ReactionResource,
-    resources.DjonyReactionResource,
+    resources.ImprintResource,
+    resources.PoetResource,
+    resources.BiographyResource,
+    resources.ThemeResource,
+    resources.PoemResource,
+    resources.ResponseResource,
+    resources.DjonyResponseResource,
     resources.ShelfmarkResource,
-    resources.StoryCountResource,
+    resources.PoemCountResource,
 ):
     api.register(resource())
 
