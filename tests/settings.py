@@ -113,6 +113,7 @@ INSTALLED_APPS = [
     "tests.zoo",
     "tests.instances",
     "tests.patterns",
+    "tests.verify.project",
     "tests.sideeffects",
     "tests.tenants",
     "example_project.showcase",

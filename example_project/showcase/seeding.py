@@ -1,7 +1,10 @@
 """Deterministic demo data: users with permissions, as in the article.
 
 ``seed(users=1000)`` makes users with ids 1..N, realistic names and a few
-permissions each; user 3 gets exactly 159 permissions.  There are not that
+permissions each; user 3 gets exactly 159 permissions.  User 1, the demo user
+(a superuser, with the API key :func:`demo_api_key` makes), is always named
+``demo`` (:data:`DEMO_USERNAME`): ``manage.py djony_verify --user demo`` and
+``Authorization: ApiKey demo:<key>`` work on every seeded database.  There are not that
 many permissions in a fresh project, so 40 content types of an imaginary
 business application ("invoice", "shipment", ...) are created under the
 ``showcase`` app label, each with Django's four permissions.  Everything comes
@@ -27,6 +30,8 @@ from tastypie_djony.verify.progress import Progress
 RANDOM_SEED = 2013
 SPECIAL_USER_ID = 3
 SPECIAL_USER_PERMISSIONS = 159
+DEMO_USER_ID = 1  # the superuser: may write every resource of the example
+DEMO_USERNAME = "demo"
 BATCH_SIZE = 1000
 APP_LABEL = "showcase"
 
@@ -124,6 +129,8 @@ def make_users(count: int, rng: random.Random) -> list[User]:
         first = rng.choice(FIRST_NAMES)
         last = rng.choice(LAST_NAMES)
         username = f"{_ascii_slug(first)}.{_ascii_slug(last)}{user_id}"
+        if user_id == DEMO_USER_ID:
+            username = DEMO_USERNAME  # (the same random draws: every other user is unchanged)
         joined = FIRST_JOINED + timedelta(seconds=rng.randrange(SPAN_SECONDS))
         last_login = (
             None
@@ -194,6 +201,7 @@ def seed(
     existing = User.objects.using(using).count()
     if existing and not reset:
         if is_seeded(users, using):
+            name_demo_user(using)
             return SeedResult(
                 users, Permission.objects.using(using).count(), _rows(using), created=False
             )
@@ -238,7 +246,19 @@ def seed(
     return SeedResult(users, Permission.objects.using(using).count(), len(rows), created=True)
 
 
-DEMO_USER_ID = 1  # the superuser: may write every resource of the example
+def name_demo_user(using: str = "default") -> None:
+    """Give user 1 the name :data:`DEMO_USERNAME` on data seeded before it had a fixed
+    name (``noah.kuznetsova1``); its e-mail address follows, as a fresh seed writes it."""
+    users = User.objects.using(using)
+    demo = users.filter(pk=DEMO_USER_ID).first()
+    if demo is None or demo.username == DEMO_USERNAME:
+        return
+    if users.filter(username=DEMO_USERNAME).exists():
+        return  # someone else's: the data is not seed's (is_seeded says so on its own terms)
+    domain = demo.email.rpartition("@")[2]
+    users.filter(pk=DEMO_USER_ID).update(
+        username=DEMO_USERNAME, email=f"{DEMO_USERNAME}@{domain}" if domain else demo.email
+    )
 
 
 def demo_api_key(using: str = "default") -> tuple[str, str] | None:

@@ -8,6 +8,8 @@ through the project's own URLconf and middleware, and compares the answers.
 One module per step:
 
 * :mod:`.discovery`: the resources the URLconf serves;
+* :mod:`.targets`: each of them on its way to be compared (its list URI, its twin
+  mounted, its two sides), or why it cannot be;
 * :mod:`.twins`: a resource class rebuilt on the other base class;
 * :mod:`.urlconf`: a copy of the URLconf with the twins mounted instead;
 * :mod:`.generation`: the requests, from each resource's definition and its rows
@@ -17,6 +19,8 @@ One module per step:
   and comparing, with :mod:`.differences` and, for writes, :mod:`.effects` (the rows
   of every table written, the signals fired);
 * :mod:`.verdict`: whether the run proved anything, and the one-line reason if not;
+* :mod:`.trouble`: what could not be compared and why (an exception in one line, naming
+  the field the command was working on);
 * :mod:`.report`: the tables, the first differences, the JSON file;
 * :mod:`.progress`: the progress bar.
 """

@@ -3,7 +3,9 @@
 For every stock Tastypie authentication the resource uses:
 
 * ``Authentication`` (anyone): nothing;
-* ``SessionAuthentication``: the client's session login (the command logs in once);
+* ``SessionAuthentication``: the client's session login (with ``SessionMiddleware`` in
+  use the command logs the user in once, for every resource: a hook reading
+  ``request.user`` behind a plain ``Authentication`` sees the user too);
 * ``BasicAuthentication``: ``Authorization: Basic user:<token of the run>``, which
   :class:`VerifyBackend` (put first in ``AUTHENTICATION_BACKENDS`` for the run) accepts;
   the user's password is never needed or changed;

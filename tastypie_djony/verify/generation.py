@@ -33,6 +33,7 @@ from tastypie.constants import ALL, ALL_WITH_RELATIONS
 from tastypie.resources import Resource
 
 from tastypie_djony.verify import copies
+from tastypie_djony.verify.trouble import on_field
 
 NO_MATCH = "djony-verify-no-match"
 MALFORMED = "not-a-value-%"
@@ -92,7 +93,10 @@ class ResourceRequests:
         self.sample = sample
         self.random = random.Random(seed)
         self.uri = resource.get_resource_uri()
-        self.queryset = self.meta.queryset._clone().using(using)
+        queryset = self.meta.queryset
+        if queryset is None:  # Meta.object_class only: its rows through the default manager
+            queryset = self.model._default_manager.all()
+        self.queryset = queryset._clone().using(using)
 
     def request(self, path: str, **extra: Any) -> Request:
         return Request(self.uri, extra.pop("method", "GET"), path, model=self.model, **extra)
@@ -153,25 +157,30 @@ class ResourceRequests:
 
     def filters(self) -> Iterator[Request]:
         for name, allowed in self.meta.filtering.items():
-            field = self.resource.fields.get(name)
-            if field is None or not isinstance(field.attribute, str) or "__" in field.attribute:
-                continue
-            if getattr(field, "is_related", False):
-                yield from self.related_filters(name, field, allowed)
-                continue
-            try:
-                model_field = self.model._meta.get_field(field.attribute)
-            except FieldDoesNotExist:
-                continue
-            if allowed in (ALL, ALL_WITH_RELATIONS):
-                terms = sorted(model_field.get_lookups())
-            else:
-                terms = list(allowed)
-            samples = self.values(field.attribute)
-            for term in terms:
-                for value in term_values(term, samples, model_field):
-                    yield self.request(_query(self.uri, {f"{name}__{term}": value}))
-            yield self.request(_query(self.uri, {f"{name}__djony_verify_unknown": "1"}))
+            with on_field(name):
+                yield from self.field_filters(name, allowed)
+
+    def field_filters(self, name: str, allowed: Any) -> Iterator[Request]:
+        """The filters ``Meta.filtering`` allows on field ``name``."""
+        field = self.resource.fields.get(name)
+        if field is None or not isinstance(field.attribute, str) or "__" in field.attribute:
+            return
+        if getattr(field, "is_related", False):
+            yield from self.related_filters(name, field, allowed)
+            return
+        try:
+            model_field = self.model._meta.get_field(field.attribute)
+        except FieldDoesNotExist:
+            return
+        if allowed in (ALL, ALL_WITH_RELATIONS):
+            terms = sorted(model_field.get_lookups())
+        else:
+            terms = list(allowed)
+        samples = self.values(field.attribute)
+        for term in terms:
+            for value in term_values(term, samples, model_field):
+                yield self.request(_query(self.uri, {f"{name}__{term}": value}))
+        yield self.request(_query(self.uri, {f"{name}__djony_verify_unknown": "1"}))
 
     def related_filters(self, name: str, field: Any, allowed: Any) -> Iterator[Request]:
         keys = [text(v) for v in self.values(f"{field.attribute}__pk")]
@@ -185,7 +194,9 @@ class ResourceRequests:
                 values = keys[:1]
             for value in values:
                 yield self.request(_query(self.uri, {f"{name}__{term}": value}))
-        if allowed == ALL_WITH_RELATIONS:
+        if allowed == ALL_WITH_RELATIONS and not isinstance(field.to, dict):
+            # (Across a GenericForeignKeyField, whose ``to`` is {Model: Resource}, Django
+            # cannot filter: no such requests.)
             related = field.get_related_resource(None)
             for related_name in list(related._meta.filtering)[:3]:
                 related_field = related.fields.get(related_name)
@@ -394,13 +405,16 @@ def writable_body(resource: Resource, shown: dict) -> dict:
 
 
 def _model_field(resource: Resource, name: str) -> models.Field | None:
+    """The model field behind resource field ``name``: ``None`` for a computed field and
+    for a reverse relation (a ``OneToOneRel``, which has no column of this model)."""
     attribute = getattr(resource.fields.get(name), "attribute", None)
     if not isinstance(attribute, str):
         return None
     try:
-        return resource._meta.object_class._meta.get_field(attribute)
+        found = resource._meta.object_class._meta.get_field(attribute)
     except FieldDoesNotExist:
         return None
+    return found if isinstance(found, models.Field) else None
 
 
 def first_text_field(resource: Resource, unique: bool) -> str | None:

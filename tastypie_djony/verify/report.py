@@ -2,7 +2,7 @@
 
 The table gives, per resource, the requests sent, how many answers were
 identical, how many differed, how many were ModelResource 500s that
-DjonyResource answers with a 4xx (DESIGN.md: better, never worse), the median
+DjonyResource answers with a 4xx (better, never worse), the median
 time of each side and the speed-up (ModelResource's median over
 DjonyResource's), and with ``--writes`` how many writes succeeded on both
 sides.  :func:`as_json` is the same as data, for ``--json``.
@@ -28,6 +28,8 @@ class ResourceSummary:
     uri: str
     base: str  # what the project's resource is built on
     outcomes: list[Outcome] = field(default_factory=list)
+    #: Requests the command could not send: (the request, what it raised).
+    not_sent: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def different(self) -> list[Outcome]:
@@ -97,6 +99,7 @@ class ResourceSummary:
             "volatile": len(self.volatile),
             "writes": len(self.writes),
             "writes_succeeded_on_both_sides": len(self.writes_succeeded),
+            "not_sent": len(self.not_sent),
             "median_ms": {side: _round(self.median_ms(side)) for side in SIDES},
             "speedup": _round(self.speedup()),
             "median_ms_by_request": {

@@ -210,11 +210,14 @@ def exception_text(exc_info: Any, frames: int = 4) -> tuple[str, bool]:
 
 
 def _improved(model: Answer, djony: Answer) -> bool:
-    """DESIGN.md: where ModelResource answers 500, DjonyResource answers a 4xx with a message."""
+    """Where ModelResource answers 500, DjonyResource answers a 4xx with a message."""
     if not (model.status >= 500 and 400 <= djony.status < 500):
         return False
     data = decode_json(djony.body)
-    return isinstance(data, dict) and bool(data.get("error"))
+    if data is not None:
+        return isinstance(data, dict) and bool(data.get("error"))
+    # Another format (xml, yaml, plist): Tastypie's {"error": message} serialised in it.
+    return b"error" in djony.body and not djony.content_type.startswith("text/html")
 
 
 def normalised(answer: Answer, request: Request, trace: Trace) -> Answer:

@@ -1,12 +1,15 @@
 """Whether a run proved anything, and if not, why: the command's one-line reason.
 
-A run passes only when answers were compared and were the same.  It fails,
-with one line saying why, when:
+A run passes when answers were compared and every one compared was the same.
+A resource the command could not compare (its list URI is empty or answered by
+something that is not that resource, see :func:`unreachable`; its twin cannot
+be built; ...) does not fail the run: it is named with its reason, and
+:func:`not_compared_line` counts those resources (and requests that could not
+be sent) on a line of its own.  The run fails, with one line saying why, when:
 
 * the twin machinery itself raised (a ModelResource answer whose exception
   was raised inside tastypie_djony, where only djony_verify's twins run);
-* nothing was compared, or a resource could not be (its list URI is empty,
-  or answered by something that is not that resource: see :func:`unreachable`);
+* nothing was compared;
 * most of a resource's answers are errors on both sides (every answer a
   401 means the requests never got in: pass ``--user``);
 * most answers changed between two identical requests (nothing to compare);
@@ -27,28 +30,31 @@ from tastypie_djony.verify.report import ResourceSummary
 MOSTLY = 0.5
 
 
-def unreachable(resource: Any) -> str | None:
-    """Why ``resource``'s list URI does not reach it, or ``None`` if it does."""
-    name = type(resource).__name__
-    uri = resource.get_resource_uri()
+def unreachable(resource: Any, uri: str) -> str | None:
+    """Why ``resource``'s list URI ``uri`` does not reach it, or ``None`` if it does."""
     if not uri:
         return (
-            f"{name}: get_resource_uri() is '' (no URL reverses to it: a namespaced "
+            "get_resource_uri() is '' (no URL reverses to it: a namespaced "
             "include() without Meta.urlconf_namespace?)"
         )
     try:
         match = resolve(uri)
     except Resolver404:
-        return f"{name}: its list URI {uri} resolves to no view"
-    view = tastypie_view(match.func)
-    owner = getattr(view, "owner", None)
-    if owner is resource or (
-        type(owner) is type(resource)
-        and getattr(owner._meta, "api_name", None) == resource._meta.api_name
-    ):
+        return f"its list URI {uri} resolves to no view"
+    owner = getattr(tastypie_view(match.func), "owner", None)
+    if is_served_by(owner, resource):
         return None
     served_by = match.view_name or getattr(match.func, "__name__", repr(match.func))
-    return f"{name}: its list URI {uri} is served by {served_by}, not by this resource"
+    return f"its list URI {uri} is served by {served_by}, not by this resource"
+
+
+def is_served_by(owner: Any, resource: Any) -> bool:
+    """Whether the resource ``owner`` behind a view answers for ``resource``: it is, or it
+    is of the same class under the same ``api_name``."""
+    return owner is resource or (
+        type(owner) is type(resource)
+        and getattr(owner._meta, "api_name", None) == resource._meta.api_name
+    )
 
 
 def both_errors(summary: ResourceSummary) -> list[Any]:
@@ -69,8 +75,6 @@ def reason(summaries: list[ResourceSummary], not_compared: list[str], user: str 
     if not outcomes:
         why = f" ({not_compared[0]})" if not_compared else ""
         return f"nothing was compared{why}"
-    if not_compared:
-        return f"{len(not_compared)} resources were not compared: {not_compared[0]}"
     for summary in summaries:
         errors = both_errors(summary)
         if summary.outcomes and len(errors) > MOSTLY * len(summary.outcomes):
@@ -85,6 +89,19 @@ def reason(summaries: list[ResourceSummary], not_compared: list[str], user: str 
     if different:
         return f"{len(different)} of {len(outcomes)} answers differ"
     return ""
+
+
+def not_compared_line(compared: int, not_compared: int, not_sent: int) -> str:
+    """``Not compared: ...``: the resources and requests the run left out, or ``""``."""
+    parts = []
+    if not_compared:
+        parts.append(
+            f"{not_compared} of {compared + not_compared} resources "
+            '(each named above after "not compared:")'
+        )
+    if not_sent:
+        parts.append(f'{not_sent} requests (each named above after "not sent:")')
+    return f"Not compared: {'; '.join(parts)}." if parts else ""
 
 
 def _errors_reason(summary: ResourceSummary, errors: list[Any], user: str | None) -> str:

@@ -4,12 +4,17 @@ Finds every Tastypie resource in the URLconf, builds its twin on the other
 base (a ``DjonyResource`` for a ``ModelResource`` and the other way round),
 sends both the same generated requests through the project's URLconf and
 middleware, and prints per resource how many answers were identical and how
-fast each side was, then the first differences.  Exit status 1, with one
-line saying why, when an answer differs or when the run proved nothing (no
-request reached a resource, most answers were errors on both sides, ...:
-see :mod:`tastypie_djony.verify.verdict`).  Every request runs in a
-transaction that is rolled back: the command changes no data.  See
-:mod:`tastypie_djony.verify`.
+fast each side was, then the first differences.  A resource it cannot
+compare (a plain ``Resource``, one no request reaches, one whose twin cannot
+be built ...) is named with the reason, and the run goes on with the others.
+
+Exit status 0 when every answer compared was the same (a line of its own
+counts what was not compared); 1, with one line saying why, when an answer
+differs or when the run proved nothing (nothing was compared, most answers
+were errors on both sides, ...: see :mod:`tastypie_djony.verify.verdict`);
+2 when the run could not go on (the message says what it was doing and what
+was raised).  Every request runs in a transaction that is rolled back: the
+command changes no data.  See :mod:`tastypie_djony.verify`.
 """
 
 from __future__ import annotations
@@ -36,7 +41,9 @@ import tastypie_djony
 from tastypie_djony.verify import credentials, discovery, generation, report, running, verdict
 from tastypie_djony.verify.differences import decode_json
 from tastypie_djony.verify.progress import Progress
-from tastypie_djony.verify.twins import TwinError, Twins
+from tastypie_djony.verify.targets import Target
+from tastypie_djony.verify.trouble import Ledger, NotCompared, describe
+from tastypie_djony.verify.twins import Twins
 from tastypie_djony.verify.urlconf import twin_urlconf
 
 
@@ -60,8 +67,10 @@ class Command(BaseCommand):
     help = (
         "Send the same requests to every Tastypie resource of the URLconf and to its twin on "
         "the other base class (ModelResource <-> DjonyResource); compare the answers and the "
-        "times. Changes no data. Exit status 1, with the reason, when an answer differs or "
-        "nothing could be compared."
+        "times. Changes no data. A resource that cannot be compared is named with the reason "
+        "and left out. Exit status 0 when every answer compared is the same, 1 (with the "
+        "reason) when an answer differs or nothing could be compared, 2 when the run could "
+        "not go on."
     )
 
     def get_version(self) -> str:
@@ -118,6 +127,8 @@ class Command(BaseCommand):
         for name in ("max_requests", "seconds", "sample"):
             if options[name] <= 0:
                 raise CommandError(f"--{name.replace('_', '-')} must be positive.")
+        if options["from_log"] and not Path(options["from_log"]).is_file():
+            raise CommandError(f"--from-log {options['from_log']}: no such file.")
         host = options["host"] or "testserver"
         if not validate_host(host, _allowed_hosts()):
             raise CommandError(
@@ -136,53 +147,49 @@ class Command(BaseCommand):
             if _sessions_in_use():
                 # A login whose session is a signed cookie: nothing written.
                 overrides["SESSION_ENGINE"] = "django.contrib.sessions.backends.signed_cookies"
-        with override_settings(**overrides), _quiet_request_logs():
-            failed = self._verify(alias, options)
+        self.step = "starting"
+        try:
+            with override_settings(**overrides), _quiet_request_logs():
+                failed = self._verify(alias, options)
+        except CommandError:
+            raise
+        except Exception as error:
+            # Not one resource's trouble (those are "not compared"): the run cannot go on.
+            raise CommandError(
+                f"djony_verify stopped while {self.step}: {describe(error)}", returncode=2
+            ) from error
         if failed:
             raise CommandError(failed, returncode=1)
 
     # -- steps ---------------------------------------------------------------------------
     def _verify(self, alias: str, options: dict[str, Any]) -> str:
-        found = discovery.find_resources()
-        resources = [
-            r
-            for r in found.resources
-            if not options["resource"]
-            or any(r.get_resource_uri().startswith(p) for p in options["resource"])
-        ]
-        if not resources:
-            raise CommandError("No ModelResource or DjonyResource found in the URLconf.")
-        not_compared, uris = [], set()
-        for resource in list(resources):
-            why = verdict.unreachable(resource)
-            if why is not None:
-                not_compared.append(why)
-                resources.remove(resource)
-            elif resource.get_resource_uri() in uris:
-                # One class registered with two Apis: Tastypie keeps one api_name in its
-                # class-level options, so both instances answer at the same URI.
-                resources.remove(resource)
-            else:
-                uris.add(resource.get_resource_uri())
-        twins, stand_ins, refused = Twins(), {}, []
-        for resource in resources:
-            try:
-                stand_ins[id(resource)] = twins.instance(resource)
-            except TwinError as error:
-                refused.append(str(error))
-        resources = [r for r in resources if id(r) in stand_ins]
-        module = twin_urlconf(stand_ins)
+        """Compare every resource of the URLconf with its twin; the failure line, or ``""``.
+
+        ``self.step`` says what the run is doing, for the message of an exception no
+        single resource caused.
+        """
+        ledger = Ledger()
         user = self._user(alias, options)
-        runner, unknown = self._runner(resources, user, alias, options)
-        sides_of = {id(r): self._sides(r, module) for r in resources}  # original first, twin second
-        plans = self._plan(resources, runner, sides_of, alias, options)
-        summaries = {
-            r.get_resource_uri(): report.ResourceSummary(
-                r.get_resource_uri(), discovery.base_name(r)
-            )
-            for r in resources
-        }
-        by_uri = {r.get_resource_uri(): r for r in resources}
+        hook = self._hook(options)
+        self.step = "reading the URLconf"
+        found = discovery.find_resources()
+        targets = self._targets(found, ledger, options["resource"])
+        if not targets and not ledger.entries:
+            raise CommandError("No ModelResource or DjonyResource found in the URLconf.")
+        self.step = "building the twins"
+        twins = Twins()
+        targets = ledger.keep(targets, "its twin cannot be built", lambda t: t.build_twin(twins))
+        self.step = "copying the URLconf with the twins mounted"
+        module = twin_urlconf({id(t.resource): t.stand_in for t in targets})
+        targets = ledger.keep(targets, "its twin cannot be mounted", lambda t: t.mount(module))
+        self.step = f"logging in --user {user.get_username()}" if user else "starting the client"
+        runner, unknown = self._runner(targets, ledger, user, hook, alias, options)
+        self.step = "making the requests"
+        self._plan(targets, ledger, runner, alias, options)
+        self.step = "sending the requests"
+        summaries = {t.uri: report.ResourceSummary(t.uri, t.base) for t in targets}
+        by_uri = {t.uri: t for t in targets}
+        plans = [t.requests for t in targets] + self._logged(targets, options)
         queue = [req for group in zip_longest(*plans) for req in group if req is not None]
         queue = queue[: options["max_requests"]]
         deadline = time.monotonic() + options["seconds"]
@@ -193,20 +200,61 @@ class Command(BaseCommand):
                 if time.monotonic() > deadline:
                     stopped = True
                     break
-                sides = sides_of[id(by_uri[request.resource])]
-                outcome = runner.compare(request, sides, index % 2)
-                summaries[request.resource].outcomes.append(outcome)
+                summary = summaries[request.resource]
+                try:
+                    outcome = runner.compare(request, by_uri[request.resource].sides, index % 2)
+                except Exception as error:  # noqa: BLE001 - reported with the request, run goes on
+                    summary.not_sent.append((str(request), describe(error)))
+                else:
+                    summary.outcomes.append(outcome)
                 if bar:
                     bar.advance()
         finally:
             credentials.VerifyBackend.user = None
         if bar:
             bar.close()
-        notes = [*(f"not compared: {why}" for why in not_compared), *unknown]
-        notes += _error_handling_notes(list(summaries.values()))
-        return self._report(
-            list(summaries.values()), refused, not_compared, notes, stopped, alias, options
+        self.step = "writing the report"
+        compared = []
+        for target in targets:
+            summary = summaries[target.uri]
+            if summary.not_sent and not summary.outcomes:
+                why = "no request could be sent: {}: {}".format(*summary.not_sent[0])
+                ledger.entries.append(NotCompared(target.name, why))
+            else:
+                compared.append(summary)
+        notes = [*unknown, *_error_handling_notes(compared)]
+        return self._report(compared, ledger.entries, twins.kept, notes, stopped, alias, options)
+
+    def _targets(self, found: discovery.Found, ledger: Ledger, prefixes: list[str] | None) -> list:
+        """The resources to compare (``--resource`` applied), each once; the others entered
+        in ``ledger`` with the reason."""
+
+        def selected(target: Target) -> bool:
+            return not prefixes or any(target.uri.startswith(p) for p in prefixes)
+
+        plain = ledger.keep([Target(r) for r in found.skipped], "", Target.read_uri)
+        for target in plain:
+            if selected(target):
+                ledger.entries.append(
+                    NotCompared(
+                        target.name,
+                        "a plain Resource (neither ModelResource nor DjonyResource): it has "
+                        "no twin to compare it with",
+                    )
+                )
+        targets = ledger.keep(
+            [Target(r) for r in found.resources], "get_resource_uri() raised", Target.read_uri
         )
+        targets = [t for t in targets if selected(t)]
+        targets = ledger.keep(targets, "its list URI cannot be resolved", Target.check_reachable)
+        unique, uris = [], set()
+        for target in targets:
+            # One class registered with two Apis: Tastypie keeps one api_name in its
+            # class-level options, so both instances answer at the same URI.
+            if target.uri not in uris:
+                uris.add(target.uri)
+                unique.append(target)
+        return unique
 
     def _user(self, alias: str, options: dict[str, Any]) -> Any:
         username = options["user"]
@@ -218,76 +266,103 @@ class Command(BaseCommand):
         except user_model.DoesNotExist:
             raise CommandError(f"--user {username!r}: no such user.") from None
 
+    def _hook(self, options: dict[str, Any]) -> credentials.Hook | None:
+        """The ``--credentials`` function."""
+        path = options["credentials"]
+        if not path:
+            return None
+        try:
+            hook = import_string(path)
+        except ImportError as error:
+            raise CommandError(f"--credentials {path}: {error}") from None
+        if not callable(hook):
+            raise CommandError(f"--credentials {path}: {hook!r} is not a function.")
+        return hook
+
     def _runner(
-        self, resources: list, user: Any, alias: str, options: dict[str, Any]
+        self,
+        targets: list,
+        ledger: Ledger,
+        user: Any,
+        hook: credentials.Hook | None,
+        alias: str,
+        options: dict[str, Any],
     ) -> tuple[running.Runner, list[str]]:
         """The runner, with what each resource's requests carry for ``--user``; and a note
         for each authentication the command cannot satisfy."""
         found, unknown = {}, []
         if user is not None:
-            hook = import_string(options["credentials"]) if options["credentials"] else None
             credentials.VerifyBackend.user = user
-            for resource in resources:
-                given = credentials.credentials(resource._meta.authentication, user, alias, hook)
-                found[resource.get_resource_uri()] = given
-                if given.unknown:
+
+            def given(target: Target) -> None:
+                authentication = target.resource._meta.authentication
+                found[target.uri] = credentials.credentials(authentication, user, alias, hook)
+
+            targets[:] = ledger.keep(targets, "its credentials for --user", given)
+            for target in targets:
+                if found[target.uri].unknown:
                     unknown.append(
-                        f"{resource.get_resource_uri()}: {given.unknown} is not a stock "
+                        f"{target.uri}: {found[target.uri].unknown} is not a stock "
                         f"authentication: the requests are sent without credentials "
                         "(pass --credentials)"
                     )
         runner = running.Runner(alias, found, user, options["host"])
-        if user is not None and _sessions_in_use() and any(c.session for c in found.values()):
+        if user is not None and _sessions_in_use():
+            # Logged in as a browser would be: request.user is the user for every
+            # resource, also for one whose get_object_list() reads it without a
+            # SessionAuthentication of its own.
             runner.login(user)
         return runner, unknown
 
-    def _sides(self, resource: Any, module: Any) -> list[running.Side]:
-        base = discovery.base_name(resource)
-        other = "ModelResource" if base == "DjonyResource" else "DjonyResource"
-        return [running.Side(base), running.Side(other, module)]
-
     def _plan(
         self,
-        resources: list,
+        targets: list,
+        ledger: Ledger,
         runner: running.Runner,
-        sides_of: dict[int, list[running.Side]],
         alias: str,
         options: dict[str, Any],
-    ) -> list[list[generation.Request]]:
-        plans = []
-        for resource in resources:
-            requests = list(generation.ResourceRequests(resource, alias, options["sample"]).all())
-            if options["writes"]:
-                original = sides_of[id(resource)][0]
+    ) -> None:
+        """Each target's requests, and both sides warmed up (imports, URL resolvers: not
+        counted); a resource whose requests cannot be made is not compared."""
 
-                def fetch_json(
-                    path: str, side: running.Side = original, uri: str = resource.get_resource_uri()
-                ) -> Any:
-                    answer, _ = runner.send(side, generation.Request(uri, "GET", path))
+        def plan(target: Target) -> None:
+            generator = generation.ResourceRequests(target.resource, alias, options["sample"])
+            requests = list(generator.all())
+            if options["writes"]:
+                original = target.sides[0]
+
+                def fetch_json(path: str) -> Any:
+                    answer, _ = runner.send(original, generation.Request(target.uri, "GET", path))
                     return decode_json(answer.body) if answer.status == 200 else None
 
                 # First, so that --max-requests does not cut them off.
-                requests = [*generation.write_requests(resource, alias, fetch_json), *requests]
-            plans.append(requests)
-        if options["from_log"]:
-            uris = {r.get_resource_uri(): r.get_resource_uri() for r in resources}
-            logged: dict[str, list[generation.Request]] = {uri: [] for uri in uris}
-            for request in generation.from_log(Path(options["from_log"]), uris):
-                logged[request.resource].append(request)
-            plans += [requests for requests in logged.values() if requests]
-        for requests in plans:  # warm both sides up (imports, URL resolvers): not counted
-            if requests:
-                first = requests[0]
-                resource = next(r for r in resources if r.get_resource_uri() == first.resource)
-                for side in sides_of[id(resource)]:
-                    runner.send(side, generation.Request(first.resource, "GET", first.resource))
-        return plans
+                requests = [
+                    *generation.write_requests(target.resource, alias, fetch_json),
+                    *requests,
+                ]
+            target.requests = requests
+
+        def warm_up(target: Target) -> None:
+            for side in target.sides:
+                runner.send(side, generation.Request(target.uri, "GET", target.uri))
+
+        targets[:] = ledger.keep(targets, "its requests cannot be made", plan)
+        targets[:] = ledger.keep(targets, "the first request raised", warm_up)
+
+    def _logged(self, targets: list, options: dict[str, Any]) -> list[list[generation.Request]]:
+        """``--from-log``: the logged GET paths, per resource."""
+        if not options["from_log"]:
+            return []
+        logged: dict[str, list[generation.Request]] = {t.uri: [] for t in targets}
+        for request in generation.from_log(Path(options["from_log"]), {u: u for u in logged}):
+            logged[request.resource].append(request)
+        return [requests for requests in logged.values() if requests]
 
     def _report(
         self,
         summaries: list[report.ResourceSummary],
-        refused: list[str],
-        not_compared: list[str],
+        not_compared: list[NotCompared],
+        kept: list[Any],
         notes: list[str],
         stopped: bool,
         alias: str,
@@ -303,8 +378,13 @@ class Command(BaseCommand):
         )
         out.write("")
         out.write(report.table(summaries, writes=options["writes"]))
+        reasons = [str(n) for n in not_compared]
+        not_sent = [(s.uri, *entry) for s in summaries for entry in s.not_sent]
         slower = [s.where_the_time_goes() for s in summaries]
-        for note in [*notes, *(line for line in slower if line)]:
+        lines = [*(f"not compared: {why}" for why in reasons)]
+        lines += [*(f"related kept: {k}" for k in kept), *notes]
+        lines += [f"not sent: {request}: {why}" for _, request, why in not_sent]
+        for note in [*lines, *(line for line in slower if line)]:
             out.write(f"\n{note}")
         different = [o for s in summaries for o in s.different]
         improved = sum(len(s.improved) for s in summaries)
@@ -313,8 +393,6 @@ class Command(BaseCommand):
                 f"\nimproved: {improved} requests where ModelResource answers 5xx and "
                 "DjonyResource a 4xx with an error message (DjonyResource is better there)"
             )
-        for message in refused:
-            out.write(f"\ncannot be switched: {message}")
         if different:
             out.write(
                 f"\nFirst differences ({min(options['show'], len(different))} of {len(different)}):"
@@ -322,24 +400,25 @@ class Command(BaseCommand):
             for outcome in different[: options["show"]]:
                 out.write("")
                 out.write(report.difference_text(outcome))
-        failed = verdict.reason(summaries, not_compared, options["user"])
-        if refused:
-            failed = "; ".join(
-                [*([failed] if failed else []), f"{len(refused)} resources cannot be switched"]
-            )
+        failed = verdict.reason(summaries, reasons, options["user"])
+        uncompared = verdict.not_compared_line(len(summaries), len(not_compared), len(not_sent))
         if options["json"]:
             data = report.as_json(
                 summaries,
                 {"database": alias, "vendor": vendor, "user": options["user"],
-                 "stopped_by_seconds": stopped, "cannot_be_switched": refused,
-                 "not_compared": not_compared, "notes": notes, "failure": failed or None},
+                 "stopped_by_seconds": stopped, "exit_status": 1 if failed else 0,
+                 "failure": failed or None, "not_compared": reasons,
+                 "not_sent": [{"resource": uri, "request": request, "reason": why}
+                              for uri, request, why in not_sent],
+                 "related_kept": [str(k) for k in kept], "notes": notes},
             )  # fmt: skip
             Path(options["json"]).write_text(json.dumps(data, indent=2) + "\n")
             out.write(f"\nWrote {options['json']}")
-        if failed:
-            return failed
-        out.write("\nEvery answer is the same on both bases.")
-        return ""
+        if not failed:
+            out.write("\nEvery answer is the same on both bases.")
+        if uncompared:
+            out.write(uncompared)
+        return failed
 
 
 def _error_handling_notes(summaries: list[report.ResourceSummary]) -> list[str]:

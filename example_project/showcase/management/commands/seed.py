@@ -1,4 +1,5 @@
-"""``manage.py seed --users N [--reset]``: the demo users and permissions."""
+"""``manage.py seed --users N [--reset]``: the demo users and permissions; prints the demo
+user's name (``demo``) and API key, and the ``djony_verify`` command to run as that user."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from example_project.showcase import seeding
 class Command(BaseCommand):
     help = (
         "Fill the database with N users (default 1000) with a few permissions each; "
-        "user 3 gets 159. Deterministic; does nothing if the same data is there."
+        "user 3 gets 159; user 1 is the demo superuser 'demo'. Deterministic; does nothing "
+        "if the same data is there. Prints the demo user's API key."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -52,6 +54,9 @@ class Command(BaseCommand):
         if demo:
             username, key = demo
             self.stdout.write(
-                f"Writes on /api/v2/ and /api/v3/: user {username} (a superuser), API key {key}\n"
-                f'  curl -H "Authorization: ApiKey {username}:{key}" ...'
+                f"Demo user: {username} (user {seeding.DEMO_USER_ID}, a superuser), API key "
+                f"{key}\n"
+                f'  writes on /api/v2/ and /api/v3/: curl -H "Authorization: ApiKey '
+                f'{username}:{key}" ...\n'
+                f"  every resource against its twin: manage.py djony_verify --user {username}"
             )

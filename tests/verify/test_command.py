@@ -88,7 +88,7 @@ def verify(*args: str) -> tuple[str, CommandError | None]:
     return out.getvalue(), None
 
 
-@pytest.mark.urls("tests.test_verify_command")
+@pytest.mark.urls("tests.verify.test_command")
 def test_discovery_finds_each_mounted_resource():
     found = discovery.find_resources()
     assert sorted(r.get_resource_uri() for r in found.resources) == [
@@ -107,7 +107,7 @@ def test_twin_keeps_mixins_intermediate_bases_and_old_style_super():
     assert ModelResource in back.__mro__ and DjonyResource not in back.__mro__
 
 
-@pytest.mark.urls("tests.test_verify_command")
+@pytest.mark.urls("tests.verify.test_command")
 def test_a_clean_resource_passes_and_nothing_changes(rows, tmp_path):
     before = list(Tag.objects.order_by("pk").values())
     report = tmp_path / "verify.json"
@@ -121,7 +121,7 @@ def test_a_clean_resource_passes_and_nothing_changes(rows, tmp_path):
     assert list(Tag.objects.order_by("pk").values()) == before  # writes were rolled back
 
 
-@pytest.mark.urls("tests.test_verify_command")
+@pytest.mark.urls("tests.verify.test_command")
 def test_a_diverging_resource_exits_1_and_names_the_request(rows, tmp_path):
     report = tmp_path / "verify.json"
     out, error = verify("--resource", "/api/diverging/", "--json", str(report))
@@ -134,7 +134,7 @@ def test_a_diverging_resource_exits_1_and_names_the_request(rows, tmp_path):
     assert all(d["resource"] == "/api/diverging/country/" for d in data["differences"])
 
 
-@pytest.mark.urls("tests.test_verify_command")
+@pytest.mark.urls("tests.verify.test_command")
 def test_bounds_and_bad_options(rows):
     out, error = verify("--resource", "/api/clean/", "--max-requests", "7")
     assert error is None

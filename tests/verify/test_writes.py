@@ -21,9 +21,9 @@ from tastypie.resources import ModelResource
 
 from tastypie_djony.resources import DjonyResource
 from tests.testapp.models import Author, Country, Tag
-from tests.verify_helpers import verify
+from tests.verify.helpers import verify
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.test_verify_writes")]
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.verify.test_writes")]
 
 
 class CountryResource(ModelResource):

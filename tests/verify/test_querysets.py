@@ -23,9 +23,9 @@ from tastypie.resources import ModelResource
 
 from tastypie_djony.objectlist import DjonyObjectList
 from tests.testapp.models import Author, Book
-from tests.verify_helpers import verify
+from tests.verify.helpers import verify
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.test_verify_querysets")]
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.verify.test_querysets")]
 
 
 def _keys(qs):

@@ -27,9 +27,9 @@ from tastypie_djony.resources import DjonyResource
 from tastypie_djony.verify.twins import Twins
 from tests.patterns.models import Critique, Novel, Scribe
 from tests.testapp.models import Author, Book, Country, Tag
-from tests.verify_helpers import verify
+from tests.verify.helpers import verify
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.test_verify_overrides")]
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.verify.test_overrides")]
 
 
 class AuthorResource(ModelResource):

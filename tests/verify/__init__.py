@@ -1,0 +1,1 @@
+"""Tests of ``manage.py djony_verify``: each module mounts its own URLconf of resources."""
