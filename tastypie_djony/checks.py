@@ -5,6 +5,9 @@
 the same message as a request to it would raise.
 ``tastypie_djony.W002``: ``Meta.writes = "pony"`` is set; it has no effect any more
 (writes go through the Django model: its ``save()``, ``delete()`` and signals run).
+``tastypie_djony.W003``: a to-many field lists related objects its manager does not
+order: the order is the database's choice for each query, and a page's related objects
+are read in one query where ``ModelResource`` runs one per object.
 """
 
 from __future__ import annotations
@@ -77,7 +80,40 @@ def check_resources(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
         reason = model is not None and unservable_reason(resource.__name__, model)
         if reason:
             messages.append(checks.Error(reason, obj=resource, id="tastypie_djony.E002"))
+        if model is not None and not reason:
+            messages.extend(unordered_to_many(resource, name, model))
     return messages
+
+
+def unordered_to_many(resource: type, name: str, model: type) -> list[checks.CheckMessage]:
+    """``tastypie_djony.W003`` for each to-many field over a relation with no order."""
+    from tastypie.fields import ToManyField
+
+    from tastypie_djony.related import Relation
+
+    found = []
+    for field_name, field in resource.base_fields.items():
+        if not isinstance(field, ToManyField):
+            continue
+        relation = Relation.find(model, field.attribute)
+        if relation is None or relation.ordered:
+            continue
+        target = relation.target._meta
+        found.append(
+            checks.Warning(
+                f"{name}.{field_name} lists {target.label} objects in no defined order (their "
+                f"model has no Meta.ordering and {model._meta.object_name}.{field.attribute} "
+                "orders nothing): each query's order is the database's choice, and "
+                "DjonyResource reads a page's related objects in one query where "
+                "ModelResource runs one per object, so on PostgreSQL and MariaDB the lists "
+                "may come in another order.",
+                hint=f"Give {target.object_name} a Meta.ordering (or its default manager an "
+                "order_by()) to make the order the same on every request and both bases.",
+                obj=resource,
+                id="tastypie_djony.W003",
+            )
+        )
+    return found
 
 
 def register_resource(resource: type) -> None:

@@ -81,14 +81,26 @@ class DjonyObjectList(PonyQuerySet):
         return self.queryset._prefetch_related_lookups
 
     def filter(self, *args: Any, **kwargs: Any) -> DjonyObjectList:
+        self._check_filterable(args, kwargs)
         with _lookup_errors_as_bad_request():
             kwargs = none_as_json_null(self.queryset.query, kwargs)
             return self._chain(self.queryset.filter(*args, **kwargs))
 
     def exclude(self, *args: Any, **kwargs: Any) -> DjonyObjectList:
+        self._check_filterable(args, kwargs)
         with _lookup_errors_as_bad_request():
             kwargs = none_as_json_null(self.queryset.query, kwargs)
             return self._chain(self.queryset.exclude(*args, **kwargs))
+
+    def _check_filterable(self, args: tuple, kwargs: dict) -> None:
+        """A list the resource sliced cannot be filtered: the resource's bug, not the client's.
+
+        Django's own ``TypeError`` ("Cannot filter a query once a slice has been taken."),
+        a 500 as with ``ModelResource``: a ``get_object_list()`` returning
+        ``Model.objects.all()[:100]`` fails every detail and filtered list.
+        """
+        if (args or kwargs) and self.queryset.query.is_sliced:
+            self.queryset.filter(*args, **kwargs)  # raises Django's TypeError
 
     def order_by(self, *fields: str) -> DjonyObjectList:
         chained = self._chain(self.queryset.order_by(*fields))
@@ -188,8 +200,16 @@ class DjonyObjectList(PonyQuerySet):
 
     def values_rows(self, fields: list[str], kept: Any = None) -> list[tuple]:
         """The row-built paths' rows; a ``values()`` list is served as ModelResource serves
-        it (its dicts or tuples reach Tastypie), so those paths decline it."""
+        it (its dicts or tuples reach Tastypie), so those paths decline it.
+
+        An unordered list selects the columns Django's own query selects (then the
+        others asked for): the database returns rows in an order of its choosing, which
+        follows the query (PostgreSQL's plan, MariaDB's covering index), so the same
+        query gives the order ModelResource's page has.
+        """
         self._check_objects()
+        if not self.queryset.ordered:
+            return self.rows_and_objects(fields, kept)[0]
         return super().values_rows(fields, kept)
 
     def rows_and_objects(

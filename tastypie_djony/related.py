@@ -148,8 +148,8 @@ class Relation:
     @functools.cached_property
     def ordered(self) -> bool:
         """Whether the related manager orders its objects (``Meta.ordering``, its own order)."""
-        if not self.own_manager:
-            return self._related().ordered  # Django's managers filter the default manager's
+        if not self.own_manager:  # Django's managers filter the default manager's queryset
+            return self.target._default_manager.all().ordered
         pk = self.model._meta.pk
         stub = self.model.from_db(None, [pk.attname], [0])  # as _own_manager_keys asks it
         return getattr(stub, self.attribute).get_queryset().ordered

@@ -67,7 +67,12 @@ SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
 class DjonyDeclarativeMetaclass(ModelDeclarativeMetaclass):
-    """Accepts ``Meta.object_model`` (2013) as well as ``Meta.queryset``."""
+    """Accepts ``Meta.object_model`` (2013) as well as ``Meta.queryset``.
+
+    A resource without a model (a base other resources inherit from, one kept for its
+    ``prepend_urls`` endpoints) is accepted as ``ModelResource`` accepts it, and served
+    by Tastypie's own code.
+    """
 
     def __new__(mcs, name: str, bases: tuple, attrs: dict) -> type:
         meta = attrs.get("Meta")
@@ -75,11 +80,6 @@ class DjonyDeclarativeMetaclass(ModelDeclarativeMetaclass):
             object_model = getattr(meta, "object_model", None)
             if object_model is not None and not hasattr(meta, "queryset"):
                 meta.queryset = object_model._default_manager.all()
-            if not hasattr(meta, "queryset") and not hasattr(meta, "object_class"):
-                raise ImproperlyConfigured(
-                    f"DjonyResource {name} needs Meta.queryset (e.g. "
-                    f"queryset = MyModel.objects.all()) or Meta.object_model = MyModel."
-                )
         if "get_object_list" in attrs:
             attrs["get_object_list"] = _served_by_pony(attrs["get_object_list"])
         new_class = super().__new__(mcs, name, bases, attrs)
@@ -159,6 +159,8 @@ class DjonyResource(
 
     def __init__(self, api_name: str | None = None) -> None:
         super().__init__(api_name=api_name)
+        if self._meta.object_class is None:
+            return  # no model: Tastypie's own fields, as on ModelResource
         for name, field in self.fields.items():
             if isinstance(field, GenericForeignKeyField):
                 continue  # Tastypie's own: it finds the related resource by type(obj)
@@ -465,7 +467,18 @@ class DjonyResource(
         savepoint inside it.  Its reads come from the database its writes go to.
         """
         wrapped = super().wrap_view(view)
-        unservable = unservable_reason(type(self).__name__, self._meta.object_class)
+        model = self._meta.object_class
+        if model is None:
+            return wrapped  # no model: Tastypie's own view, as ModelResource serves it
+        try:
+            unservable = unservable_reason(type(self).__name__, model)
+        except Exception as exc:
+            # Tastypie's Resource.__getattr__ would turn an AttributeError raised while
+            # its ``urls`` are built into an opaque "AttributeError: urls".
+            raise ImproperlyConfigured(
+                f"DjonyResource {type(self).__name__}: its view {view!r} cannot be built "
+                f"({type(exc).__name__}: {exc})."
+            ) from exc
 
         def wrapper(request: Any, *args: Any, **kwargs: Any) -> Any:
             if unservable:  # tastypie_djony.E002 said so at startup

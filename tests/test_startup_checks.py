@@ -85,3 +85,39 @@ def test_a_model_djony_cannot_serve_is_an_error_at_startup_and_per_request(decla
     with pytest.raises(ImproperlyConfigured) as raised:
         view(RequestFactory().get("/feeding/"))
     assert str(raised.value) == error.msg
+
+
+def test_a_to_many_field_without_an_order_is_a_warning(declared) -> None:
+    """``tastypie_djony.W003``: related objects no manager orders (``Group``), named with the fix;
+    an ordered relation (``Permission``, ``Book.tags``) is not."""
+    from django.contrib.auth.models import Group, Permission, User
+    from tastypie import fields
+
+    from tests.testapp.models import Book
+
+    class GroupResource(DjonyResource):
+        class Meta:
+            queryset = Group.objects.all()
+
+    class PermissionResource(DjonyResource):
+        class Meta:
+            queryset = Permission.objects.all()
+
+    class MemberResource(DjonyResource):
+        groups = fields.ToManyField(GroupResource, "groups")
+        user_permissions = fields.ToManyField(PermissionResource, "user_permissions")
+
+        class Meta:
+            queryset = User.objects.all()
+
+    class TaggedBookResource(DjonyResource):
+        tags = fields.ToManyField("tests.api.TagResource", "tags")
+
+        class Meta:
+            queryset = Book.objects.all()
+
+    (warning,) = check_of(MemberResource)
+    assert warning.id == "tastypie_djony.W003"
+    assert "MemberResource.groups lists auth.Group objects in no defined order" in warning.msg
+    assert "Give Group a Meta.ordering" in warning.hint
+    assert check_of(TaggedBookResource) == []

@@ -81,6 +81,8 @@ READS = [
     "category/?limit=2&offset=1",
     "project/",
     "project/2/",
+    "real_project/",
+    "real_project/2/",
     "post/",
     "post/1/",
     "place/",
@@ -190,3 +192,14 @@ def test_migrate_runs_with_djony_installed() -> None:
     out = io.StringIO()
     call_command("migrate", "--plan", stdout=out, stderr=out)
     assert "No planned migration operations." in out.getvalue()
+
+
+def test_polymorphic_objects_are_their_real_classes() -> None:
+    """A polymorphic queryset's objects are each their subclass's instance, as on
+    ModelResource; ``get_real_instance()`` works on the base class's objects."""
+    (real,) = run("v3", [("get", "real_project/")], None)
+    classes = {(o["class"], o["real_class"], o["is_base"]) for o in real["body"]["objects"]}
+    assert ("ArtProject", "ArtProject", False) in classes
+    assert all(o["class"] == o["real_class"] and o["same_row"] for o in real["body"]["objects"])
+    (base,) = run("v3", [("get", "project/")], None)
+    assert {o["real_class"] for o in base["body"]["objects"]} >= {"Project", "ArtProject"}

@@ -39,13 +39,20 @@ class TransactionWatch:
     def __init__(self, alias: str) -> None:
         self.alias = alias
         self.errors: list[BaseException] = []
+        #: ``id()`` of each error in :attr:`errors` -> the statement that raised it.
+        self._statements: dict[int, str] = {}
 
     def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: dict) -> Any:
         try:
             return execute(sql, params, many, context)
         except django_db.Error as exc:
             self.errors.append(exc)
+            self._statements[id(exc)] = sql
             raise
+
+    def statement_of(self, exc: BaseException) -> str | None:
+        """The SQL of the statement that raised ``exc`` while watched, if it was one."""
+        return self._statements.get(id(exc)) if any(e is exc for e in self.errors) else None
 
     def __enter__(self) -> TransactionWatch:
         connections[self.alias].execute_wrappers.append(self)

@@ -35,13 +35,11 @@ from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
 
-from tastypie.contrib.contenttypes.fields import GenericForeignKeyField
 from tastypie.contrib.contenttypes.resources import GenericResource
 from tastypie.fields import RelatedField, ToManyField, ToOneField
 from tastypie.resources import ModelResource, Resource
 
 from tastypie_djony.checks import RESOURCE_CLASSES
-from tastypie_djony.contenttypes import DjonyGenericForeignKeyField
 from tastypie_djony.fields import DjonyToOneField, SetField
 from tastypie_djony.resources import DjonyResource
 from tastypie_djony.verify.trouble import Refusal, describe, on_field
@@ -112,8 +110,6 @@ def _field_for(field: Any, target: type) -> Any:
             field.__class__ = ToManyField
         elif type(field) is DjonyToOneField:
             field.__class__ = ToOneField
-        elif type(field) is DjonyGenericForeignKeyField:
-            field.__class__ = GenericForeignKeyField
     return field
 
 

@@ -44,9 +44,10 @@ from django.db import models, transaction
 from tastypie.bundle import Bundle
 from tastypie.exceptions import BadRequest
 
-from djony.serving import is_django_instance, is_entity_object, write_alias
+from djony.serving import TransactionWatch, is_django_instance, is_entity_object, write_alias
 from tastypie_djony.bodies import PARSER_ERRORS, require_object_body, unreadable_body
 from tastypie_djony.mode import is_write, writing_objects
+from tastypie_djony.write.blame import refused_client_data
 from tastypie_djony.write.errors import (
     DJANGO_REFUSED,
     UNSTORABLE,
@@ -54,7 +55,7 @@ from tastypie_djony.write.errors import (
     raised_by_value_conversion,
     refused_by_driver,
 )
-from tastypie_djony.write.outcome import doom_project_transaction, watching
+from tastypie_djony.write.outcome import current_write_request, doom_project_transaction, watching
 from tastypie_djony.write.refusals import invalid_data_message, refusal_message
 
 
@@ -102,12 +103,18 @@ class DjangoWritesMixin:
         return BadRequest(refusal_message(self._meta.object_class, exc, action))
 
     def write_refusal(
-        self, exc: BaseException, action: str = "save", deleting: Bundle | None = None
+        self,
+        exc: BaseException,
+        action: str = "save",
+        deleting: Bundle | None = None,
+        watch: TransactionWatch | None = None,
     ) -> BadRequest | None:
         """The 400 a write's error is, when it is the client's; ``None`` for a failure (a 500).
 
-        A refusal by the database names the model (and the object ``deleting``
-        deletes); a value a field cannot convert is "Invalid data".  A transaction the
+        A refusal by the database of a row the body writes names the model (and the
+        object ``deleting`` deletes); a refusal of a row only the project's code writes
+        is its bug (:mod:`~tastypie_djony.write.blame`, from the statements ``watch``
+        saw); a value a field cannot convert is "Invalid data".  A transaction the
         database lost (:class:`~tastypie_djony.write.errors.WriteLost`) is told by the
         error that lost it.
         """
@@ -116,7 +123,12 @@ class DjangoWritesMixin:
                 return None
             exc = exc.__cause__
         alias = write_alias(self._meta.object_class)
-        if isinstance(exc, DJANGO_REFUSED) or refused_by_driver(exc, alias):
+        if watch is None:
+            running = current_write_request(alias)
+            watch = running.watch if running is not None else None
+        if (isinstance(exc, DJANGO_REFUSED) or refused_by_driver(exc, alias)) and (
+            refused_client_data(self, exc, watch)
+        ):
             if deleting is not None:
                 exc.deleted = deleting.obj  # named in the message
             return self._refused(exc, action)
@@ -151,7 +163,7 @@ class DjangoWritesMixin:
                 doom_project_transaction(alias)
                 raise
             except Exception as exc:
-                refusal = self.write_refusal(exc, action, deleting)
+                refusal = self.write_refusal(exc, action, deleting, watch)
                 if refusal is None:
                     raise
                 raise refusal from None

@@ -39,6 +39,11 @@ def build_api(api_name: str, base: type) -> Api:
     class KeywordResource(base):
         Meta = meta(m.Keyword)
 
+    class BloggerNameResource(base):
+        """Fewer fields than the model has: the rows' columns alone would be an index's."""
+
+        Meta = meta(m.Blogger, resource_name="blogger_name", fields=["name"])
+
     class StoryResource(base):
         author = fields.ForeignKey(BloggerResource, "author", full=True)
         tags = fields.ManyToManyField(KeywordResource, "tags", full=True, null=True, blank=True)
@@ -101,6 +106,43 @@ def build_api(api_name: str, base: type) -> Api:
             failing.trip("dehydrate")
             return bundle
 
+    class ArticleResource(base):
+        """Hooks that use the object as a Django instance: it saves, refreshes, has ``_state``."""
+
+        writer = fields.ForeignKey(BloggerResource, "writer", null=True)
+
+        Meta = meta(m.Article)
+
+        def dehydrate(self, bundle):
+            article = bundle.obj
+            bundle.data["exact_class"] = type(article) is m.Article
+            bundle.data["state"] = [article._state.adding, article._state.db]
+            bundle.data["views_now"] = article.bump()
+            article.refresh_from_db()
+            bundle.data["views_stored"] = article.views
+            bundle.data["names"] = [
+                article.set(),
+                article.load(),
+                article.flush(),
+                article.to_dict(),
+                article.get_pk(),
+            ]
+            bundle.data["same_row"] = article == m.Article.objects.get(pk=article.pk)
+            return bundle
+
+        def authorized_read_detail(self, object_list, bundle):
+            if type(bundle.obj) is not m.Article:
+                raise RuntimeError("the object authorization sees is not the model's instance")
+            return super().authorized_read_detail(object_list, bundle)
+
+    class FirstKeywordsResource(base):
+        """A ``get_object_list()`` returning a sliced queryset: its details fail (its bug)."""
+
+        Meta = meta(m.Keyword, resource_name="first_keywords")
+
+        def get_object_list(self, request):
+            return m.Keyword.objects.order_by("id")[:2]
+
     api = Api(api_name=api_name)
     for resource in (
         BloggerResource,
@@ -112,6 +154,9 @@ def build_api(api_name: str, base: type) -> Api:
         AuditedAuthorResource,
         GuardedTagResource,
         ParcelResource,
+        ArticleResource,
+        BloggerNameResource,
+        FirstKeywordsResource,
     ):
         api.register(resource())
     return api

@@ -32,6 +32,7 @@ KINDS = {
     "db_error": "a statement the database refuses (a missing table), not caught",
     "db_error_caught": "the same statement, its error caught by the hook (a raw cursor)",
     "orm_error_caught": "a unique clash from the ORM, caught by the hook",
+    "orm_error": "a unique clash of a row the hook writes with values of its own, not caught",
     "terminated": "the database server ends the connection",
     "deadlock_caught": "MySQL: a deadlock rolls the transaction back, its error caught by the hook",
 }
@@ -73,7 +74,7 @@ def trip(point: str) -> None:
         PLAN.wrote = True
     if point != PLAN.point or (point == "dehydrate" and not PLAN.wrote):
         return
-    from tests.sideeffects.models import AuditRecord, Keyword
+    from tests.sideeffects.models import AuditRecord, Blogger, Keyword
 
     AuditRecord.objects.create(event="tripped", model="parcel", detail=f"{point}/{PLAN.kind}")
     kind = PLAN.kind
@@ -86,6 +87,8 @@ def trip(point: str) -> None:
             _deadlock()
         except DatabaseError as exc:
             PLAN.caught.append(exc)
+    elif kind == "orm_error":
+        Blogger.objects.create(name="ann")  # a seed row's name: unique; no field writes it
     elif kind == "orm_error_caught":
         try:
             Keyword.objects.create(name="red")  # a seed row's name: unique

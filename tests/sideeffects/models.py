@@ -125,3 +125,35 @@ class Parcel(models.Model):
         result = super().delete(*args, **kwargs)
         failing.trip("delete")
         return result
+
+
+class Article(models.Model):
+    """Methods with the names Pony's objects have, and a view counter a read writes."""
+
+    title = models.CharField(max_length=100)
+    views = models.IntegerField(default=0)
+    writer = models.ForeignKey(Blogger, null=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        ordering = ["id"]
+
+    def bump(self) -> int:
+        """A view counter: the read request saves the object it shows."""
+        self.views += 1
+        self.save(update_fields=["views"])
+        return self.views
+
+    def set(self) -> str:
+        return f"set {self.title}"
+
+    def load(self) -> str:
+        return f"load {self.pk}"
+
+    def flush(self) -> str:
+        return "flushed"
+
+    def to_dict(self) -> dict:
+        return {"title": self.title}
+
+    def get_pk(self) -> str:
+        return f"pk={self.pk}"

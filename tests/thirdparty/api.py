@@ -177,6 +177,23 @@ def build(base: type) -> list[type]:
         def dehydrate(self, bundle):
             bundle.data["real"] = bundle.obj.polymorphic_ctype.model
             bundle.data["is_project"] = isinstance(bundle.obj, Project)
+            bundle.data["real_class"] = type(bundle.obj.get_real_instance()).__name__
+            return bundle
+
+    class RealProjectResource(base):
+        """django-polymorphic's own queryset: each object is its real subclass's instance."""
+
+        class Meta:
+            queryset = Project.objects.order_by("pk")
+            resource_name = "real_project"
+            excludes = ["polymorphic_ctype"]
+
+        def dehydrate(self, bundle):
+            real = bundle.obj.get_real_instance()
+            bundle.data["class"] = type(bundle.obj).__name__
+            bundle.data["real_class"] = type(real).__name__
+            bundle.data["same_row"] = real.pk == bundle.obj.pk
+            bundle.data["is_base"] = type(bundle.obj) is Project
             return bundle
 
     class PostResource(base):
@@ -242,6 +259,7 @@ def build(base: type) -> list[type]:
         WorkoutResource,
         CategoryResource,
         ProjectResource,
+        RealProjectResource,
         PostResource,
         PlaceResource,
         ProductResource,

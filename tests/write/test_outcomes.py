@@ -62,10 +62,18 @@ KINDS_AT = {
         "db_error",
         "db_error_caught",
         "orm_error_caught",
+        "orm_error",
         "terminated",
         "deadlock_caught",
     ),
-    "delete": ("raise", "db_error", "db_error_caught", "orm_error_caught", "terminated"),
+    "delete": (
+        "raise",
+        "db_error",
+        "db_error_caught",
+        "orm_error_caught",
+        "orm_error",
+        "terminated",
+    ),
     "dehydrate": ("raise", "db_error_caught", "deadlock_caught"),
 }
 
@@ -119,12 +127,14 @@ def seed():
 def expected_status(success: int, point: str, kind: str) -> int:
     """DjonyResource's status for a failure, by the rule.
 
-    A plain exception, a database error the project's code let through and a
+    A plain exception, a database error the project's code let through (a unique clash
+    of a row no field of the body writes is the project's bug, not the client's) and a
     connection the server ended are a 500.  A database error the hook caught leaves
     the write's transaction aborted on PostgreSQL (a 500: the error is no refusal of
     the client's data) and good elsewhere (the write succeeds, as with ModelResource);
-    a unique clash the hook caught from the ORM dooms the transaction on every backend
-    (Django marks it for rollback): the 400 of a refused write.  The answer's
+    a unique clash the hook caught from the ORM on a row the body writes (a keyword)
+    dooms the transaction on every backend (Django marks it for rollback): the 400 of a
+    refused write.  The answer's
     ``dehydrate()`` catching an error runs after the write step, in the request's
     transaction: the same rule.
     """

@@ -1,0 +1,36 @@
+"""What every test of the suite holds DjonyResource to, whatever it tests.
+
+:func:`objects_are_model_instances`: every object a ``DjonyObjectList`` hands out (to
+hooks, authorization, ``obj_get``, ``bundle.obj``) is an instance of exactly the list's
+model (``type(obj) is Model``), or, for a queryset whose iterable builds subclasses'
+instances (django-polymorphic, django-model-utils' ``select_subclasses``), of a subclass
+of it.  A violation fails the request that made it, so the test that sent it fails.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db.models.query import ModelIterable
+
+from tastypie_djony.objectlist import DjonyObjectList
+
+
+class NotTheModelsInstance(AssertionError):
+    """An object list handed out an object that is not its model's instance."""
+
+
+@pytest.fixture(autouse=True)
+def objects_are_model_instances(monkeypatch):
+    after_load = DjonyObjectList._after_load
+
+    def checked(self):
+        model = self.model
+        exact = self.queryset._iterable_class is ModelIterable
+        for obj in self._result:
+            kind = type(obj)
+            if kind is model or (not exact and issubclass(kind, model)):
+                continue
+            raise NotTheModelsInstance(f"{self!r:.80} handed out a {kind!r}, not a {model!r}")
+        return after_load(self)
+
+    monkeypatch.setattr(DjonyObjectList, "_after_load", checked)
