@@ -8,7 +8,7 @@ Runs the steps of ``DjonyResource._bundle_list`` one by one on the same page
 milliseconds, so a lever can be measured without the noise of whole requests on a
 shared machine: the page query with its values, the bundles (values, hooks, objects
 when read), building every object of the page (what a hook reading ``bundle.obj``
-adds), Tastypie's ``to_simple`` against :func:`tastypie_djony.serve.convert.simple` of the
+adds), Tastypie's ``to_simple`` against :func:`tastypie_djony.convert.simple` of the
 same page (checked equal first), and ``json.dumps``.  Nothing here is a pass/fail test.
 """
 
@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> None:
     from benchmarks.targets import credentials
     from benchmarks.variants import APIS
     from example_project.showcase import seeding
-    from tastypie_djony.serve.convert import render_json, simple
+    from tastypie_djony.convert import render_json, simple
 
     call_command("migrate", verbosity=0)
     seeding.seed(users=1000, reset=not seeding.is_seeded(1000), progress=None)

@@ -3,8 +3,9 @@
 A path is an optimisation that declines, never a second opinion.  It declines at one
 of two moments, and the client never sees either:
 
-* :class:`NotPlannable`, when a plan is built (once per resource and page kind):
-  the resource has a hook or a field the plan cannot reproduce;
+* when a plan is built (once per resource and page kind): :class:`Declined`, which says
+  why (the hook, field or option the plan cannot reproduce); the reason is kept with the
+  resource and told by ``djony_verify`` and the system checks;
 * :class:`Fallback`, while a request is served, before any of the resource's own code
   ran: a row the plan cannot reproduce (a NULL where the field allows none), an
   object list that is not a query.
@@ -12,9 +13,14 @@ of two moments, and the client never sees either:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 
-class NotPlannable(Exception):
-    """This resource or page kind needs Tastypie's general path."""
+
+@dataclass(frozen=True)
+class Declined:
+    """No plan serves this resource's page kind, and why."""
+
+    reason: str
 
 
 class Fallback(Exception):

@@ -19,7 +19,7 @@ register(
 )
 register(
     "DjonyResource._djony_plans",
-    "(plan kind, list or detail) -> the row-built or bundle plan, or None: built from the "
+    "(plan kind, list or detail) -> the row-built or bundle plan, or why not: built from the "
     "resource's class, fields and Meta only (what a request changes, URI prefixes and "
     "language, is read for each page)",
     "at most four per resource",
@@ -31,35 +31,47 @@ register(
     "one tuple per resource",
 )
 register(
-    "DjonyResource._djony_detail_lists",
-    "a database alias -> (Meta.queryset, that queryset filtered by an earlier detail's "
-    "key): only for a resource reading Meta.queryset as it is (get_object_list and "
-    "apply_filters not overridden); a Django query tree, compiled again by each request "
-    "(expressions reading request state, a thread-local tenant, are read then), the key's "
-    "condition made again by Django's lookup for each value; a replaced Meta.queryset "
-    "is not reused",
-    "a BoundedCache of DJONY_CACHE_SIZE (one per alias in practice)",
+    "DjonyResource._djony_detail_sql",
+    "a KeptForValue (tastypie_djony.onevalue), each entry with the Meta.queryset it was "
+    'compiled from (a replaced Meta.queryset compiles again): ("row", alias, columns) -> '
+    "the detail's SQL compiled once, or None, kept only when "
+    "djony.objects.independent.request_independent proves from the query tree that "
+    "compiling it again gives the same SQL and parameters, the key a parameter prepared by "
+    'Django\'s lookup per request; ("list", alias) -> Meta.queryset filtered by an '
+    "earlier detail's key, for a resource reading Meta.queryset as it is (get_object_list "
+    "and apply_filters not overridden): a Django query tree, compiled again by each "
+    "request (expressions reading request state, a thread-local tenant, are read then), "
+    "the key's condition made again by Django's lookup for each value",
+    "a BoundedCache of DJONY_CACHE_SIZE",
 )
 register(
-    "DjonyResource._djony_detail_sql",
-    "(alias, columns) -> (Meta.queryset, its detail SQL compiled once, or None): kept "
-    "only when djony.objects.independent.request_independent proves from the query tree that "
-    "compiling it again gives the same SQL and parameters; the key is a parameter "
-    "prepared by Django's lookup per request",
-    "a BoundedCache of DJONY_CACHE_SIZE",
+    "DjonyResource._djony_client_tables",
+    "the tables a body sent to the resource writes rows of (tastypie_djony.write.blame): "
+    "from the resource's fields and their models only",
+    "one frozenset per resource",
 )
 # -- on each field instance -----------------------------------------------------
 register(
-    "Field._djony_relations",
-    "relation kind -> the Relation/ToOneRelation behind the field's attribute (the "
-    "model's fields); a Relation keeps one-owner SQL (Relation._compiled)",
-    "two per field",
+    "Field._djony_source",
+    "the field's key source for the object path (tastypie_djony.sources.object_source): "
+    "built from the field, its resource's model and the related resource's URI methods; "
+    "its Relation keeps one-owner SQL (Relation._compiled)",
+    "one per field",
 )
 register(
     "Relation._compiled",
-    "(alias, columns) -> the one-owner related keys' SQL compiled once, or None: only for "
-    "a related model whose default manager is Django's plain one and a query "
-    "request_independent proves the same for every request; the owner is a parameter",
+    "a KeptForValue: (alias, columns) -> the one-owner related keys' SQL compiled once, "
+    "or None: only for a related model whose default manager is Django's plain one and a "
+    "query request_independent proves the same for every request; the owner is a "
+    "parameter",
+    "a BoundedCache of DJONY_CACHE_SIZE",
+)
+register(
+    "NestedSource._kept",
+    "a KeptForValue: (lookup, alias, columns) -> a nested plan's one-row SQL compiled "
+    "once, or None: only for a related model whose default manager is Django's plain one "
+    "and a query request_independent proves the same for every request; the key is a "
+    "parameter",
     "a BoundedCache of DJONY_CACHE_SIZE",
 )
 # -- module state -----------------------------------------------------------------

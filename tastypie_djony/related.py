@@ -29,15 +29,9 @@ from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.db.models.query import get_prefetcher
 
-from djony.serving import (
-    KeptQueries,
-    NotKeptForValue,
-    OneValueQuery,
-    class_attribute,
-    pin_reads,
-    plain_manager,
-)
+from djony.serving import class_attribute, pin_reads, plain_manager
 from tastypie_djony.objectlist import DjonyObjectList
+from tastypie_djony.onevalue import KeptForValue
 
 #: How many levels of ``full=True`` related resources get their related data loaded
 #: per page (page loaders) and their own nested plans (:mod:`tastypie_djony.serve.nested`).
@@ -112,8 +106,8 @@ class Relation:
         self.attribute = attribute
         #: Read through the field's own manager (:meth:`_own_manager_keys`).
         self.own_manager = has_own_manager(model, attribute)
-        #: (alias, columns) -> the one-owner query compiled once (see :meth:`_one_owner_rows`).
-        self._compiled: dict[tuple, OneValueQuery | None] = KeptQueries()
+        #: The one-owner query, compiled once per database and columns (:meth:`_one_owner_rows`).
+        self._compiled = KeptForValue()
         #: The key of the owners' ``_prefetched_objects_cache`` (:meth:`prefetched`).
         self._cache_name: str | None = None
         if self.own_manager:
@@ -213,34 +207,28 @@ class Relation:
     def _one_owner_rows(self, owner: Any, columns: list[str]) -> list[tuple]:
         """The related manager's rows of ``columns`` for ``owner``.
 
-        Its SQL is compiled once per database when the related model's default manager
-        is Django's plain one (:func:`~djony.objects.compiled.plain_manager`: its SQL cannot
-        change between requests) and the relation is not generic (its content type is
-        a value read from the database); ``owner`` stays a parameter.
+        Its SQL is compiled once per database and columns (:mod:`tastypie_djony.onevalue`)
+        when the related model's default manager is Django's plain one
+        (:func:`~djony.objects.compiled.plain_manager`: its SQL cannot change between
+        requests) and the relation is not generic (its content type is a value read from
+        the database); ``owner`` stays a parameter.
         """
         if not self.generic and plain_manager(self.target):
             object_list = DjonyObjectList(self.target._default_manager.all())
-            compiled = self._compiled_for(object_list, owner, columns)
-            params = compiled.params_for(owner) if compiled is not None else None
-            if params is not None:
+            found = self._compiled.query_for(
+                (object_list.db, tuple(columns)),
+                self.target,
+                lambda: object_list.queryset,
+                self.path,
+                owner,
+                lambda queryset: queryset.values_list(*columns),
+                object_list.db,
+            )
+            if found is not None:
+                compiled, params = found
                 return object_list.compiled_rows(compiled.sql, params, compiled)
         queryset = self._related().filter(**{self.path: owner}).values_list(*columns)
         return DjonyObjectList(queryset).rows()
-
-    def _compiled_for(self, object_list: Any, owner: Any, columns: list[str]) -> Any:
-        """The kept one-owner query of ``columns`` on ``object_list``'s database (compiled once)."""
-        key = (object_list.db, tuple(columns))
-        if key not in self._compiled:
-            try:
-                self._compiled[key] = OneValueQuery.compile(
-                    lambda: object_list.queryset,
-                    self.path,
-                    owner,
-                    lambda queryset: queryset.values_list(*columns),
-                )
-            except NotKeptForValue:
-                return None  # this owner's query is Django's; compiled with the next one
-        return self._compiled[key]
 
 
 class ToOneRelation:

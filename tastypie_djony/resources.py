@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
@@ -33,10 +33,9 @@ from pony.orm import db_session
 from pony.orm import rollback as pony_rollback
 from tastypie import http
 from tastypie.bundle import Bundle
-from tastypie.cache import NoCache
 from tastypie.contrib.contenttypes.fields import GenericForeignKeyField
 from tastypie.exceptions import BadRequest, ImmediateHttpResponse, InvalidFilterError
-from tastypie.fields import FileField, ToManyField, ToOneField
+from tastypie.fields import ToManyField, ToOneField
 from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass
 
 from djony.serving import assignments_not_saved, pin_reads, write_alias, writing
@@ -44,21 +43,19 @@ from tastypie_djony.apikey import is_authenticated as apikey_authenticated
 from tastypie_djony.apikey import kept_lookup
 from tastypie_djony.bodies import BodiesMixin
 from tastypie_djony.checks import register_resource, unservable_reason
-from tastypie_djony.declines import NotPlannable
 from tastypie_djony.fields import (
-    DjonyToOneField,
-    SetField,
-    as_file_field,
     as_set_field,
     as_to_one_field,
 )
 from tastypie_djony.objectlist import DjonyObjectList
-from tastypie_djony.related import MAX_DEPTH, Relation, ToOneRelation, prefetch_loader
+from tastypie_djony.related import Relation, prefetch_loader
+from tastypie_djony.serve.choice import declined, detail_choice, plan_for
 from tastypie_djony.serve.detail import serve_detail
 from tastypie_djony.serve.lists import serve_list
-from tastypie_djony.serve.plan import BundlePlan, ListPlan
+from tastypie_djony.serve.plans import BundlePlan, RowPlan
 from tastypie_djony.sessions import OutsideRequestMixin, in_session
-from tastypie_djony.stock import OBJECT, detail_authorization, plannable, stock_uri_method
+from tastypie_djony.sources import relation_lookups
+from tastypie_djony.stock import stock_uri_method
 from tastypie_djony.uris import uris_of
 from tastypie_djony.write.flow import DjangoWritesMixin
 from tastypie_djony.write.outcome import answer_write
@@ -134,13 +131,13 @@ def _served_by_pony(get_object_list: Callable) -> Callable:
 
 #: What a resource instance keeps once built: :func:`~tastypie_djony.uris.uris_of`'s
 #: URIs, the fast path's plans, :mod:`~tastypie_djony.serve.detail`'s compiled details,
-#: the page loaders.
+#: the page loaders, the tables its write bodies write (:mod:`~tastypie_djony.write.blame`).
 BUILT_ON_USE = (
     "_djony_uris",
     "_djony_plans",
-    "_djony_detail_lists",
     "_djony_detail_sql",
     "_djony_loaders",
+    "_djony_client_tables",
 )
 
 
@@ -168,8 +165,6 @@ class DjonyResource(
                 self.fields[name] = as_set_field(field)
             elif isinstance(field, ToOneField):
                 self.fields[name] = as_to_one_field(field)
-            elif isinstance(field, FileField):
-                self.fields[name] = as_file_field(field, self._meta.object_class)
 
     def __getstate__(self) -> dict[str, Any]:
         """The instance without what it builds on first use (URI templates, plans).
@@ -241,51 +236,33 @@ class DjonyResource(
     def page_loaders(self, depth: int = 0) -> list[Callable[[list], None]]:
         """Loaders that fill the relation caches of a whole page of objects at once.
 
-        One per related field whose attribute is a relation (a ``ForeignKey`` shown as
-        a URI needs none: the row holds its key): the related objects, as
-        ``prefetch_related`` loads them, so the field and any hook reading
-        ``bundle.obj.<relation>`` find them without a query; below a ``full=True``
-        field, its related resource's own.  Override to add loaders of your own (each
-        is called with the page's objects).  Each of these has ``djony_field``, the
-        name of its field.
+        One per relation a related field names (a ``ForeignKey`` shown as a URI needs
+        none: the row holds its key): the related objects, as ``prefetch_related`` loads
+        them, so the field and any hook reading ``bundle.obj.<relation>`` find them
+        without a query; below a ``full=True`` field, its related resource's own
+        (:func:`~tastypie_djony.sources.relation_lookups`).  Override to add loaders of
+        your own (each is called with the page's objects).  Each of these has
+        ``djony_field``, the name of its field.
         """
+        model = self._meta.object_class
         loaders = []
-        for name, field, relation in self._related_fields():
-            for lookup in self._lookups(field, depth):
-                loader = prefetch_loader(lookup, relation)
+        for name, field in self.fields.items():
+            if not getattr(field, "is_related", False):
+                continue
+            for lookup in relation_lookups(self, field, depth):
+                loader = prefetch_loader(lookup, Relation.find(model, field.attribute))
                 loader.djony_field = name
                 loaders.append(loader)
         return loaders
 
-    def _related_fields(self) -> Iterator[tuple[str, Any, Any]]:
-        """``(name, field, relation)`` of each related field whose objects a page may need."""
-        model = self._meta.object_class
-        for name, field in self.fields.items():
-            if isinstance(field, SetField):
-                relation = Relation.find(model, field.attribute)
-            elif isinstance(field, DjonyToOneField):
-                relation = ToOneRelation.find(model, field.attribute)
-                if relation is not None and relation.plain_forward and not field.full:
-                    continue  # its URI comes from the key the row holds
-            else:
-                continue
-            if relation is not None:
-                yield name, field, relation
-
     def prefetch_lookups(self, depth: int = 0) -> list[str]:
         """The ``prefetch_related`` lookups of :meth:`page_loaders`, below ``depth`` levels."""
-        fields = [field for _, field, _ in self._related_fields()]
-        return [lookup for field in fields for lookup in self._lookups(field, depth)]
-
-    def _lookups(self, field: Any, depth: int) -> list[str]:
-        """``field``'s prefetch lookup and, for a ``full`` one, its related resource's."""
-        lookups = [field.attribute]
-        if field.full and depth < MAX_DEPTH:
-            related_resource = field.to_class()
-            if isinstance(related_resource, DjonyResource):
-                inner = related_resource.prefetch_lookups(depth + 1)
-                lookups.extend(f"{field.attribute}__{lookup}" for lookup in inner)
-        return lookups
+        return [
+            lookup
+            for field in self.fields.values()
+            if getattr(field, "is_related", False)
+            for lookup in relation_lookups(self, field, depth)
+        ]
 
     def is_authenticated(self, request: Any) -> None:
         """Tastypie's; a stock ``ApiKeyAuthentication`` finds the key's user by SQL
@@ -360,71 +337,41 @@ class DjonyResource(
             raise BadRequest("Invalid resource lookup data provided (mismatched type).") from None
 
     # -- the fast path (tastypie_djony.serve) ---------------------------------
-    def list_plan(self, request: Any, for_list: bool = True) -> ListPlan | None:
-        """How to build this request's JSON page without objects, or ``None``.
+    def list_plan(self, request: Any, for_list: bool = True) -> RowPlan | None:
+        """The row-built plan of this request's JSON page (no object built), or ``None``.
 
-        ``None`` (Tastypie's general path) when ``Meta.fast_path = False``, for
-        other formats, and whenever the resource has hooks or fields the plan
-        cannot reproduce byte for byte; see :mod:`tastypie_djony.serve.plan`.
+        ``None`` (Tastypie's general path) when ``Meta.fast_path = False``, for other
+        formats, and whenever the resource has hooks or fields the plan cannot reproduce
+        byte for byte (:mod:`tastypie_djony.serve.choice`, :meth:`declined_plans`).
         """
-        return self._plan(ListPlan, request, for_list)
+        return plan_for(self, DjonyResource, RowPlan, request, for_list)
 
     def bundle_plan(self, request: Any, for_list: bool = True) -> BundlePlan | None:
-        """How to build this request's JSON page from rows *and* the resource's hooks, or ``None``.
+        """The bundle plan of this request's JSON page (rows *and* hooks), or ``None``.
 
         For resources :meth:`list_plan` declines because of a ``dehydrate()`` or
         ``dehydrate_<field>()`` hook or a field only an object can give: Tastypie's
         ``full_dehydrate`` order on bundles whose values come from the page's rows
-        and whose objects are built only when read; see :mod:`tastypie_djony.serve.plan`.
+        and whose objects are built only when read (:mod:`tastypie_djony.serve.plans`).
         """
-        return self._plan(BundlePlan, request, for_list)
+        return plan_for(self, DjonyResource, BundlePlan, request, for_list)
 
-    def _plan(self, kind: type, request: Any, for_list: bool) -> Any:
-        """A plan of ``kind`` for this resource, built once (a refusal is kept too).
+    def detail_plan(self, request: Any) -> RowPlan | BundlePlan | None:
+        """The plan for a detail, or ``None`` (:mod:`tastypie_djony.serve.choice`)."""
+        return detail_choice(self, DjonyResource, request)[0]
 
-        A plan holds what is known before any request (columns, value functions,
-        nested plans); what depends on the request (URI prefixes, language) is
-        read for each page.
-        """
-        if not plannable(self):
-            return None
-        if self.determine_format(request) != "application/json":
-            return None
-        plans = self.__dict__.setdefault("_djony_plans", {})
-        key = (kind, for_list)
-        if key not in plans:
-            try:
-                plans[key] = kind(self, DjonyResource, for_list=for_list)
-            except NotPlannable:
-                plans[key] = None
-        return plans[key]
-
-    def detail_plan(self, request: Any) -> ListPlan | BundlePlan | None:
-        """The plan for a detail (no cache), or ``None``.
-
-        The row-built :class:`~tastypie_djony.serve.plan.ListPlan` when the detail's
-        authorization needs no object (:func:`~tastypie_djony.stock.detail_authorization`:
-        Tastypie's ``Authorization``/``ReadOnlyAuthorization``, or a stock
-        ``DjangoAuthorization``, which needs the model class only); otherwise a
-        :class:`~tastypie_djony.serve.plan.BundlePlan`, whose authorization hooks get
-        the found object (built when they read ``bundle.obj``), as in ``obj_get``.
-        """
-        if type(self._meta.cache) is not NoCache:
-            return None
-        if detail_authorization(self) != OBJECT:
-            plan = self.list_plan(request, for_list=False)
-            if plan is not None:
-                return plan
-        return self.bundle_plan(request, for_list=False)
+    def declined_plans(self) -> dict[str, str]:
+        """Why each plan does not serve each page kind of this resource (empty: all do)."""
+        return declined(self, DjonyResource)
 
     @in_session()
     def get_detail(self, request: Any, **kwargs: Any) -> Any:
         """Tastypie's ``get_detail``; JSON is built from the row (the object only when read)."""
-        plan = self.detail_plan(request)
+        plan, needs = detail_choice(self, DjonyResource, request)
         general = functools.partial(super().get_detail, request, **kwargs)
         if plan is None:
             return general()
-        return serve_detail(self, DjonyResource, plan, request, kwargs, general)
+        return serve_detail(self, DjonyResource, plan, request, kwargs, general, needs)
 
     @in_session()
     def get_list(self, request: Any, **kwargs: Any) -> Any:

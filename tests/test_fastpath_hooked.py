@@ -1,7 +1,7 @@
-"""Resources with hooks on the bundle path (issue 12: :mod:`tastypie_djony.serve.plan`).
+"""Resources with hooks on the bundle path (issue 12: :mod:`tastypie_djony.serve.plans`).
 
 ModelResource (``/zm/``) is the reference for every answer; ``/zf/`` serves these through
-:class:`~tastypie_djony.serve.plan.BundlePlan` (``DJONY_VERIFY_FAST_PATH`` also renders its
+:class:`~tastypie_djony.serve.plans.BundlePlan` (``DJONY_VERIFY_FAST_PATH`` also renders its
 general path), ``/zg/`` takes the general path.  The hooks write what they saw into the
 answer (which fields ``bundle.data`` held, its values' types, the object's ``repr``), so a
 hook that ran in another order or on other values changes the bytes.
@@ -10,10 +10,10 @@ hook that ran in another order or on other values changes the bytes.
 import pytest
 from django.test import RequestFactory
 
+from tastypie_djony.convert import simple
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.serve.bundles import PageBundle
-from tastypie_djony.serve.convert import simple
-from tastypie_djony.serve.plan import BundlePlan
+from tastypie_djony.serve.plans import BundlePlan
 from tests.zoo.testing import FORMATS, with_format, zoo  # noqa: F401
 from tests.zoo.urls import APIS
 

@@ -11,7 +11,7 @@ import json
 import pytest
 from django.test import RequestFactory, override_settings
 
-from tastypie_djony.serve.plan import BundlePlan
+from tastypie_djony.serve.plans import BundlePlan
 from tastypie_djony.serve.verify import FastPathMismatch
 from tests.zoo.testing import zoo  # noqa: F401
 from tests.zoo.urls import APIS
@@ -63,7 +63,8 @@ def test_other_formats_are_declined():
 
 def _tampered(monkeypatch):
     """The served pages' JSON renders one name wrong (the lists' and the details' renderer)."""
-    from tastypie_djony.serve import convert, detail, lists
+    from tastypie_djony import convert
+    from tastypie_djony.serve import detail, lists
 
     original = convert.render_json
 
@@ -124,17 +125,22 @@ def test_a_resource_that_has_served_requests_can_be_copied(zoo, api_name):  # no
 
 def test_a_full_related_resource_with_the_off_switch_keeps_its_own_dehydrate(monkeypatch):
     """``Meta.fast_path = False`` on a ``full=True`` related resource: no nested plan for it."""
-    from tastypie_djony.serve.nested import nested_field
+    from tastypie_djony.serve.plans import BundlePlan
+    from tastypie_djony.sources import ObjectSource, source_for
+    from tastypie_djony.sources.nested import NestedOneSource
 
     owner = resource("zf", "full_hooked_animal")
     plan = owner.bundle_plan(request())
     keeper = owner.fields["keeper"]
-    assert nested_field(plan, keeper) is not None
+    assert isinstance(source_for(plan.plan, "keeper", keeper), NestedOneSource)
     related = keeper.get_related_resource(None)
     monkeypatch.setattr(related._meta, "fast_path", False, raising=False)
     for cache in keeper._rel_resources.values():
         monkeypatch.setattr(cache._meta, "fast_path", False, raising=False)
-    assert nested_field(plan, keeper) is None
+    source = source_for(plan.plan, "keeper", keeper)
+    assert isinstance(source, ObjectSource)
+    assert source.declined == "keeper: its related resource is not served by plans"
+    assert isinstance(plan, BundlePlan)
 
 
 def test_a_stock_django_authorization_detail_is_served_from_the_row(zoo, monkeypatch):  # noqa: F811
@@ -142,14 +148,14 @@ def test_a_stock_django_authorization_detail_is_served_from_the_row(zoo, monkeyp
     from django.contrib.auth.models import User
     from tastypie.authorization import DjangoAuthorization
 
-    from tastypie_djony.serve.plan import ListPlan
+    from tastypie_djony.serve.plans import RowPlan
     from tastypie_djony.stock import MODEL_CLASS, detail_authorization
 
     for api in ("zm", "zf"):  # the reference and its DjonyResource twin alike
         monkeypatch.setattr(resource(api, "animal")._meta, "authorization", DjangoAuthorization())
     animal = resource("zf", "animal")
     assert detail_authorization(animal) == MODEL_CLASS
-    assert type(animal.detail_plan(request())) is ListPlan
+    assert type(animal.detail_plan(request())) is RowPlan
     url = f"animal/{zoo.ids['a0']}/"
     answers = {api: zoo.get(url, api) for api in ("zm", "zf")}
     assert answers["zm"].status_code == answers["zf"].status_code == 401

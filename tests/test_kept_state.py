@@ -221,8 +221,9 @@ def kept_containers(resources: list) -> Iterator[tuple[str, Any]]:
             if name in vars(resource):
                 yield from reachable_containers(vars(resource)[name], name)
         for field in resource.fields.values():
-            relations = vars(field).get("_djony_relations", {})
-            yield from reachable_containers(relations, "_djony_relations")
+            source = vars(field).get("_djony_source")
+            if source is not None:
+                yield from reachable_containers(source, "_djony_source")
 
 
 def test_every_registered_kind_exists():
@@ -312,8 +313,9 @@ def test_plans_are_the_same_whoever_asks_first():
 def _describe(plan: Any) -> tuple:
     return (
         type(plan).__name__,
+        getattr(plan, "reason", None),
         tuple(getattr(plan, "columns", ())),
-        tuple(name for name, *_ in getattr(plan, "values", ())),
+        tuple((name, type(source).__name__) for name, _, source in getattr(plan, "fields", ())),
     )
 
 
@@ -321,11 +323,15 @@ def _kept_queries() -> Iterator[tuple[str, Any]]:
     from tests.tenants.api import APIS
 
     for resource in APIS[testing.TARGET]._registry.values():
-        for _key, (_queryset, compiled) in vars(resource).get("_djony_detail_sql", {}).items():
-            yield type(resource).__name__, compiled
+        kept = vars(resource).get("_djony_detail_sql")
+        for key, _queryset, compiled in kept.entries() if kept is not None else ():
+            if key[0] == "row":
+                yield type(resource).__name__, compiled
         for field in resource.fields.values():
-            for relation in vars(field).get("_djony_relations", {}).values():
-                for compiled in getattr(relation, "_compiled", {}).values():
+            source = vars(field).get("_djony_source")
+            relation = getattr(source, "relation", None)
+            if relation is not None and hasattr(relation, "_compiled"):
+                for _key, _target, compiled in relation._compiled.entries():
                     yield f"{type(resource).__name__}.{field.attribute}", compiled
 
 
@@ -345,15 +351,34 @@ def test_compiled_sql_is_kept_only_for_queries_proved_the_same():
     assert not [w for w, c in kept if c is not None and c.query.model in (TenantNote, TenantTag)]
 
 
+def test_nested_rows_sql_is_kept_only_for_plain_managers():
+    """A nested plan's one-row SQL is kept only for a plain default manager: the tenant
+    app's models are scoped by theirs, so a nested page of their rows keeps nothing."""
+    from tests.tenants.api import APIS
+
+    for user in ("ann", "bert"):
+        testing.answer(testing.TARGET, user, "fnote/1/")
+    nested = []
+    for resource in APIS[testing.TARGET]._registry.values():
+        for plan in vars(resource).get("_djony_plans", {}).values():
+            for _name, _field, source in getattr(plan, "fields", ()):
+                if "_kept" in vars(source):
+                    nested.append(source)
+    assert nested
+    assert [entry for source in nested for entry in source._kept.entries()] == []
+
+
 def test_copied_filtered_lists_compile_again_for_each_request():
     """The copied list holds the tenant expression, not its value: each request reads its own."""
     for user in ("ann", "bert", "ann"):
         reference, target = testing.twins(user, "note/1/")
         assert target == reference
     resource = _resource(testing.TARGET, "note")
-    store = vars(resource)["_djony_detail_lists"]
+    store = [
+        entry for entry in vars(resource)["_djony_detail_sql"].entries() if entry[0][0] == "list"
+    ]
     assert store
-    for queryset, filtered in store.values():
+    for _key, queryset, filtered in store:
         assert queryset is resource._meta.queryset
         set_tenant(None)
         assert list(filtered) == []  # compiled now: no tenant, no rows
@@ -398,10 +423,11 @@ KIND_TESTS = {
     "DjonyResource._djony_uris": test_uri_templates_follow_the_script_prefix_and_stay_bounded,
     "DjonyResource._djony_loaders": STRUCTURAL,
     "DjonyResource._djony_plans": test_plans_are_the_same_whoever_asks_first,
-    "DjonyResource._djony_detail_lists": test_copied_filtered_lists_compile_again_for_each_request,
     "DjonyResource._djony_detail_sql": test_compiled_sql_is_kept_only_for_queries_proved_the_same,
+    "DjonyResource._djony_client_tables": STRUCTURAL,
     "Relation._compiled": test_compiled_sql_is_kept_only_for_queries_proved_the_same,
-    "Field._djony_relations": test_compiled_sql_is_kept_only_for_queries_proved_the_same,
+    "Field._djony_source": test_compiled_sql_is_kept_only_for_queries_proved_the_same,
+    "NestedSource._kept": test_nested_rows_sql_is_kept_only_for_plain_managers,
     "djony.registry._databases": STRUCTURAL,
     "djony.registry._entities": STRUCTURAL,
     "djony.objects.proxies._FLAVOURS": STRUCTURAL,

@@ -1,18 +1,17 @@
-"""A detail: one lookup, one authorization order, for every plan.
+"""A detail: Tastypie's ``obj_get`` order once, one authorization, for both plans.
 
-:func:`serve_detail` is ``get_detail`` as Tastypie's ``obj_get`` orders it: the
-object list ``get_object_list(request)`` filtered by the URI's value, 404 when it
-finds nothing and 300 when it finds more than one, then ``authorized_read_detail``
-(given what :func:`~tastypie_djony.stock.detail_authorization` says it needs: nothing,
-the model class, or the object, built only when read), then the dehydration.  Both
-plans take this one road; the row-built plan when the resource has no hooks, the
-bundle plan otherwise.
+:func:`serve_detail` is ``get_detail`` as Tastypie's ``obj_get`` orders it: the object
+list ``get_object_list(request)`` filtered by the URI's value (a value Django refuses
+for the lookup is Tastypie's 404 "mismatched type"), 404 when it finds nothing and 300
+when it finds more than one, then ``authorized_read_detail``, asked once, given what
+:func:`~tastypie_djony.stock.detail_authorization` says it needs (nothing, the model
+class, or the object, built only when read), then the dehydration (a value that fails
+to convert there is the 500 it is on Tastypie's path, not a 404).
 
 The lookup's SQL is compiled once per resource, database and columns when the object
 list is ``Meta.queryset`` as it is (:func:`~tastypie_djony.stock.reads_meta_queryset`)
-and the only filter is the URI's value: the SQL is the same for every request but
-for the value, which stays its parameter (:class:`djony.objects.compiled.OneValueQuery`).  A
-replaced ``Meta.queryset`` compiles again; anything else compiles as before.
+and the only filter is the URI's value (:mod:`tastypie_djony.onevalue`: the value stays
+the query's parameter; a replaced ``Meta.queryset`` compiles again).
 """
 
 from __future__ import annotations
@@ -27,15 +26,16 @@ from tastypie import http
 from tastypie.exceptions import NotFound
 from tastypie.utils.mime import build_content_type
 
-from djony.serving import Kept, KeptQueries, NotKeptForValue, OneValueQuery, exact_for, last_leaf
+from djony.serving import Kept, exact_for, last_leaf
 from tastypie_djony.authorization import authorize_read_detail
+from tastypie_djony.convert import render_json, simple
 from tastypie_djony.declines import Fallback
 from tastypie_djony.objectlist import DjonyObjectList, check_rows_serve
+from tastypie_djony.onevalue import KeptForValue
 from tastypie_djony.serve.bundles import PageBundle
-from tastypie_djony.serve.convert import render_json, simple
-from tastypie_djony.serve.plan import BundlePlan
+from tastypie_djony.serve.plans import BundlePlan
 from tastypie_djony.serve.verify import check_same_answer, verifying
-from tastypie_djony.stock import MODEL_CLASS, detail_authorization, reads_meta_queryset
+from tastypie_djony.stock import MODEL_CLASS, reads_meta_queryset
 
 
 def _static(resource: Any, base: type, applicable: dict) -> bool:
@@ -53,6 +53,14 @@ def _static(resource: Any, base: type, applicable: dict) -> bool:
     )
 
 
+def kept_for(resource: Any) -> KeptForValue:
+    """What ``resource``'s details compiled once (kept on the resource)."""
+    kept = resource.__dict__.get("_djony_detail_sql")
+    if kept is None:
+        kept = resource.__dict__["_djony_detail_sql"] = KeptForValue()
+    return kept
+
+
 def filtered_list(resource: Any, base: type, request: Any, applicable: dict) -> Any:
     """``resource.apply_filters(request, applicable)``, built from an earlier request's.
 
@@ -68,27 +76,31 @@ def filtered_list(resource: Any, base: type, request: Any, applicable: dict) -> 
     unfiltered = resource.get_object_list(request)
     if type(unfiltered) is not DjonyObjectList:
         return None
-    queryset = resource._meta.queryset
-    store = resource.__dict__.setdefault("_djony_detail_lists", KeptQueries())
-    entry = store.get(unfiltered.db)
-    if entry is None or entry[0] is not queryset:
+    made: list = []
+
+    def template() -> Any:
         filtered = unfiltered.filter(**applicable)
+        made.append(filtered)
         where = filtered.queryset.query.where
         added = _leaves(where) - _leaves(unfiltered.queryset.query.where)
         last = last_leaf(where)
         if last is not None and added == 1 and isinstance(last[0].children[last[1]], Exact):
-            store[unfiltered.db] = (queryset, filtered.queryset._chain())
-        return filtered
-    template = entry[1]
-    parent, index = last_leaf(template.query.where)
-    lookup = parent.children[index]
+            return filtered.queryset._chain()
+        return None
+
+    kept = kept_for(resource).get(("list", unfiltered.db), resource._meta.queryset, template)
+    if made:
+        return made[0]  # this request's own filter() made the template
+    if kept is None:
+        return None
+    parent, index = last_leaf(kept.query.where)
     try:
-        condition = exact_for(lookup, applicable[resource._meta.detail_uri_name])
+        condition = exact_for(parent.children[index], applicable[resource._meta.detail_uri_name])
     except (ValueError, TypeError, OverflowError, ValidationError):
         return None  # apply_filters raises it, as filter() does
     if condition is None:
         return None  # filter() builds another condition for it
-    chained = template._chain()
+    chained = kept._chain()
     parent, index = last_leaf(chained.query.where)
     parent.children[index] = condition
     return unfiltered._chain(chained)
@@ -102,47 +114,37 @@ def _leaves(node: Any) -> int:
 
 
 def kept_detail(resource: Any, base: type, applicable: dict, object_list: Any) -> Kept | None:
-    """The kept-SQL source for this detail's ``object_list[:2]``, or ``None``.
-
-    ``base`` as for :func:`filtered_list`.
-    """
+    """The kept-SQL source for this detail's ``object_list[:2]``, or ``None``."""
     if not _static(resource, base, applicable) or type(object_list) is not DjonyObjectList:
         return None
     queryset = resource._meta.queryset
     name = resource._meta.detail_uri_name
     value = applicable[name]
-    store = resource.__dict__.setdefault("_djony_detail_sql", KeptQueries())
+    kept = kept_for(resource)
 
-    def kept(fields: list[str]) -> tuple[OneValueQuery, tuple] | None:
-        key = (object_list.db, tuple(fields))
-        entry = store.get(key)
-        if entry is None or entry[0] is not queryset:
-            try:
-                compiled = OneValueQuery.compile(
-                    lambda: DjonyObjectList(queryset._clone()).queryset,
-                    name,
-                    value,
-                    lambda filtered: filtered[:2].values_list(*fields),
-                )
-            except NotKeptForValue:
-                return None  # this value's query is Django's to decide; compiled next time
-            entry = store[key] = (queryset, compiled)
-        compiled = entry[1]
-        if compiled is None or compiled.alias != object_list.db:
-            return None
-        params = compiled.params_for(value)
-        return None if params is None else (compiled, params)
+    def compiled(fields: list[str]) -> Any:
+        return kept.query_for(
+            ("row", object_list.db, tuple(fields)),
+            queryset,
+            lambda: DjonyObjectList(queryset._clone()).queryset,
+            name,
+            value,
+            lambda filtered: filtered[:2].values_list(*fields),
+            object_list.db,
+        )
 
-    return kept
+    return compiled
 
 
 def serve_detail(
-    resource: Any, base: type, plan: Any, request: Any, kwargs: dict, general: Any
+    resource: Any, base: type, plan: Any, request: Any, kwargs: dict, general: Any, needs: str
 ) -> HttpResponse:
     """``get_detail`` by ``plan``: Tastypie's lookup and authorization order, rows for values.
 
     ``general()`` is Tastypie's own ``get_detail``, which answers when a row needs it
-    (:class:`~tastypie_djony.declines.Fallback`, raised before any hook ran).
+    (:class:`~tastypie_djony.declines.Fallback`, raised before any hook ran); ``needs`` is
+    what the detail's authorization needs (:func:`~tastypie_djony.stock.detail_authorization`,
+    asked once for the request when the plan was chosen).
     """
     filters = resource.remove_api_resource_names(kwargs)
     applicable = resource.build_filters(filters=filters, ignore_bad_filters=True)
@@ -151,30 +153,30 @@ def serve_detail(
         applicable[name] = filters[name]
     bundles = isinstance(plan, BundlePlan)
     try:
-        object_list = filtered_list(resource, base, request, applicable)
-        if object_list is None:
-            object_list = resource.apply_filters(request, applicable)
-        check_rows_serve(object_list)
-        kept = kept_detail(resource, base, applicable, object_list)
-        page = object_list[:2]
-        if bundles:
-            found = plan.prepare(page.with_loaders(plan.loaders(page)), kept)
-            count = len(found.values)
-        else:
-            found = plan.objects(page, kept)
-            count = len(found)
-    except ValueError:
-        raise NotFound("Invalid resource lookup data provided (mismatched type).") from None
+        try:  # obj_get's lookup: a value the lookup refuses is its 404
+            object_list = filtered_list(resource, base, request, applicable)
+            if object_list is None:
+                object_list = resource.apply_filters(request, applicable)
+            check_rows_serve(object_list)
+            kept = kept_detail(resource, base, applicable, object_list)
+            page = object_list[:2]
+            if bundles:
+                rows, objects = plan.read(page.with_loaders(plan.loaders(page)), kept)
+            else:
+                rows = plan.rows(page, kept)
+        except ValueError:
+            raise NotFound("Invalid resource lookup data provided (mismatched type).") from None
+        if not rows:
+            return http.HttpNotFound()
+        if len(rows) > 1:
+            return http.HttpMultipleChoices("More than one resource is found at this URI.")
+        found = plan.values(rows, objects) if bundles else plan.render(rows)
     except Fallback:
         return general()
-    if not count:
-        return http.HttpNotFound()
-    if count > 1:
-        return http.HttpMultipleChoices("More than one resource is found at this URI.")
     # As obj_get: the hook gets the filtered list and a bundle of the found object (the
     # row-built plan serves only authorizations that never read it).
     checked = PageBundle(found.objects, 0, request) if bundles else None
-    if detail_authorization(resource) == MODEL_CLASS:  # no object built for it
+    if needs == MODEL_CLASS:  # no object built for it
         authorize_read_detail(resource, request, object_list.model)
     else:
         resource.authorized_read_detail(

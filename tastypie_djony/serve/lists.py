@@ -16,10 +16,10 @@ from typing import Any
 from django.http import HttpResponse
 from tastypie.utils.mime import build_content_type
 
+from tastypie_djony.convert import render_json, simple
 from tastypie_djony.declines import Fallback
 from tastypie_djony.objectlist import check_rows_serve
-from tastypie_djony.serve.convert import render_json, simple
-from tastypie_djony.serve.plan import BundlePlan
+from tastypie_djony.serve.plans import BundlePlan
 from tastypie_djony.serve.verify import check_same_answer, verifying
 
 

@@ -289,7 +289,7 @@ def build_zoo_api(api_name: str, kind: str) -> tuple[Api, Api]:
             fields=["name"],
         )
 
-    # -- hooks (issue 12: served by the bundle plan, tastypie_djony.serve.plan) -----------
+    # -- hooks (issue 12: served by the bundle plan, tastypie_djony.serve.plans) -----------
     class HookedAnimalResource(base):
         """Hooks as real resources write them; each shows what it saw in ``bundle.data``."""
 
