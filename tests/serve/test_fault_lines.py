@@ -2,7 +2,9 @@
 
 A ``get_object_list()`` that returns a sliced queryset cannot be filtered: every detail
 fails, on ModelResource (``/se2/``) and DjonyResource (``/se3/``) alike, with Django's
-own error logged; its list answers.  (A write refused on a row no field of the body
+own error logged; its list answers.  A value that fails to convert once the object is
+found is the 500 Tastypie's dehydration gives it, for a detail too (only the lookup's
+refusal of the URI's value is the 404 "mismatched type").  (A write refused on a row no field of the body
 writes is the same line for writes: ``tests/write/test_outcomes.py``, ``orm_error``.)
 """
 
@@ -43,3 +45,16 @@ def test_a_sliced_object_list_is_the_resources_bug(path, status, caplog) -> None
     if status == 500:
         logged = [r for r in caplog.records if r.getMessage().endswith("/se3/" + path)]
         assert logged and "slice" in str(logged[0].exc_info[1])
+
+
+@pytest.mark.usefixtures("transactional_db")
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [("numbered_keyword/1/", 500), ("numbered_keyword/", 500), ("numbered_keyword/abc/", 404)],
+)
+def test_a_value_that_fails_to_convert_is_a_500_not_a_404(path, status) -> None:
+    client = api_client()
+    want = send(client, "se2", "GET", path)
+    got = send(client, "se3", "GET", path)
+    assert (got.status_code, want.status_code) == (status, status)
+    assert got.content.replace(b"/se3/", b"/se2/") == want.content

@@ -143,6 +143,13 @@ def build_api(api_name: str, base: type) -> Api:
         def get_object_list(self, request):
             return m.Keyword.objects.order_by("id")[:2]
 
+    class NumberedKeywordResource(base):
+        """A field whose value fails to convert (a name read as an integer): its 500."""
+
+        name = fields.IntegerField(attribute="name")
+
+        Meta = meta(m.Keyword, resource_name="numbered_keyword")
+
     api = Api(api_name=api_name)
     for resource in (
         BloggerResource,
@@ -157,6 +164,7 @@ def build_api(api_name: str, base: type) -> Api:
         ArticleResource,
         BloggerNameResource,
         FirstKeywordsResource,
+        NumberedKeywordResource,
     ):
         api.register(resource())
     return api
