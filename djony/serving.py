@@ -13,7 +13,8 @@ whole surface it relies on, so djony's modules can move without it noticing.
   refused read says about the client's input, :func:`read_refusal`, and the
   words a refused write's message uses, :data:`REFUSAL_KINDS`); whether a
   transaction survived the errors raised in it (:class:`TransactionWatch`).
-- Querysets: :class:`PonyQuerySet` (a Django queryset's rows through Pony),
+- Querysets: :class:`RecordedQuerySet` (the QuerySet API recorded on a Django queryset,
+  its rows read on Pony's session), :class:`PonyQuerySet` (its objects Pony's),
   to-one keys loaded for a page, SQL kept per query shape
   (:class:`OneValueQuery`, :class:`KeptQueries`).
 - State kept between requests: :class:`BoundedCache` and :func:`register`.
@@ -42,8 +43,10 @@ from djony.objects.identity import is_django_instance, is_entity_object
 from djony.objects.kept import BoundedCache, register
 from djony.objects.managers import class_attribute
 from djony.objects.pages import pages_of_model
-from djony.objects.querysets import Kept, PonyQuerySet
-from djony.objects.rows import load_to_one
+from djony.objects.querysets import PonyQuerySet
+from djony.objects.reader import Kept
+from djony.objects.recorded import RecordedQuerySet
+from djony.objects.rows import load_to_one, shaped
 from djony.objects.saving import assignments_not_saved
 from djony.objects.sessions import adopt, object_by_key, session_active, unflushed_changes
 from djony.registry import entity_for, has_entity_subclasses, pin_reads, write_alias, writing
@@ -58,6 +61,7 @@ __all__ = [
     "OneValueQuery",
     "PonyQuerySet",
     "ReadRefusal",
+    "RecordedQuerySet",
     "TransactionWatch",
     "adopt",
     "assignments_not_saved",
@@ -81,6 +85,7 @@ __all__ = [
     "read_refusal",
     "register",
     "session_active",
+    "shaped",
     "track_peers",
     "unflushed_changes",
     "write_alias",

@@ -22,38 +22,29 @@ string; Pony's query caches are not involved at all.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet, FieldError
-from django.db import NotSupportedError, connections, models
+from django.db import connections, models
 from django.db.models.query import ModelIterable
 from tastypie.exceptions import BadRequest, InvalidSortError
 
 from djony.serving import (
-    PonyQuerySet,
+    RecordedQuerySet,
     backends,
     instance_builder,
     none_as_json_null,
     pin_reads,
+    shaped,
     track_peers,
     unflushed_changes,
 )
 from tastypie_djony.declines import Fallback
-
-#: Errors Django raises while compiling SQL for a client's filter value.
-COMPILE_ERRORS = (
-    ValueError,
-    TypeError,
-    IndexError,
-    AttributeError,
-    OverflowError,
-    NotSupportedError,
-)
+from tastypie_djony.filtererrors import as_sql, lookup_errors_as_bad_request, read_refused
 
 
-class DjonyObjectList(PonyQuerySet):
+class DjonyObjectList(RecordedQuerySet):
     """A resource's object list: Django instances of a recorded ``QuerySet``, its errors 400s.
 
     What a client's filters, ordering or offsets break (an unknown lookup, a
@@ -82,13 +73,13 @@ class DjonyObjectList(PonyQuerySet):
 
     def filter(self, *args: Any, **kwargs: Any) -> DjonyObjectList:
         self._check_filterable(args, kwargs)
-        with _lookup_errors_as_bad_request():
+        with lookup_errors_as_bad_request():
             kwargs = none_as_json_null(self.queryset.query, kwargs)
             return self._chain(self.queryset.filter(*args, **kwargs))
 
     def exclude(self, *args: Any, **kwargs: Any) -> DjonyObjectList:
         self._check_filterable(args, kwargs)
-        with _lookup_errors_as_bad_request():
+        with lookup_errors_as_bad_request():
             kwargs = none_as_json_null(self.queryset.query, kwargs)
             return self._chain(self.queryset.exclude(*args, **kwargs))
 
@@ -146,7 +137,7 @@ class DjonyObjectList(PonyQuerySet):
                 self._result = self._instances()
                 self._after_load()
             else:  # values()/values_list(): their dicts and tuples, as Django shapes them
-                super()._fetch()
+                self._result = shaped(self.queryset, self.queryset._iterable_class, self.rows())
         return self._result
 
     def _after_load(self) -> None:
@@ -298,7 +289,7 @@ class DjonyObjectList(PonyQuerySet):
             raise Fallback
 
     def _sql(self, compiler: Any) -> tuple[str, tuple]:
-        return _as_sql(compiler)
+        return as_sql(compiler)
 
     def _execute(self, sql: str, params: Any) -> Any:
         try:
@@ -311,62 +302,7 @@ class DjonyObjectList(PonyQuerySet):
 
     def _refusal(self, exc: BaseException) -> BadRequest | None:
         """The 400 for what the database refused of the client's input, or ``None``."""
-        refusal = backends.read_refusal(self.queryset.db, exc)
-        if refusal is None:
-            return None
-        if refusal is backends.ReadRefusal.PATTERN:
-            return BadRequest(f"Invalid regular expression: {_first_line(exc)}")
-        if refusal is backends.ReadRefusal.VALUE_TYPE:
-            # e.g. ?name__iexact=true: Tastypie made the value a boolean.
-            return BadRequest("Invalid filter value: its type does not fit the field.")
-        # Invalid input the database refused (NUL byte, out of range, bad data).
-        return BadRequest(f"Invalid filter value: {_first_line(exc)}")
-
-
-@contextmanager
-def _lookup_errors_as_bad_request() -> Iterator[None]:
-    """A lookup Django rejects for the client's value or path is a 400.
-
-    ``ValueError`` is left alone: Tastypie turns it into its own 400 (lists)
-    or 404 (details), and ``ValidationError`` into a 400 with the messages.
-    """
-    try:
-        yield
-    except FieldError as exc:
-        raise BadRequest(f"Invalid filter: {_first_line(exc)}") from None
-    except (TypeError, OverflowError) as exc:
-        raise BadRequest(f"Invalid filter value: {_first_line(exc)}") from None
-
-
-def _first_line(exc: Exception) -> str:
-    """The database's reason without the SQL it quotes (no table names in answers)."""
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
-
-
-def _as_sql(compiler: Any) -> tuple[str, tuple]:
-    """Django's SQL for a query; what the client's filters broke is a 400."""
-    try:
-        return compiler.as_sql()
-    except FieldError as exc:
-        raise BadRequest(str(exc)) from None
-    except ValueError as exc:
-        # A lookup that only checks its value when compiled (isnull=maybe, a one-value
-        # range, a duration given as text): the request, not the code, is wrong.
-        raise InvalidFilterValue(f"Invalid filter: {_first_line(exc)}") from None
-    except COMPILE_ERRORS as exc:
-        # The same, or a lookup this database lacks (JSON contains on SQLite).
-        raise BadRequest(f"Invalid filter: {_first_line(exc)}") from None
-
-
-class InvalidFilterValue(BadRequest, ValueError):
-    """A filter value Django refused when compiling: a 400 with Django's reason.
-
-    Also a ``ValueError``, as Django raised it: where Tastypie turns a ``ValueError``
-    into its own answer (evaluated inside ``apply_filters()`` or ``authorized_read_list()``
-    through ``exists()``, ``count()`` ..., in ``obj_get_list``/``obj_get``), the answer
-    is ModelResource's.
-    """
+        return read_refused(self.queryset.db, exc)
 
 
 def check_rows_serve(object_list: Any) -> None:

@@ -21,28 +21,28 @@ whose objects are built only when read (:mod:`tastypie_djony.serve.plan`).
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.db import models
-from django.db.models.query import ModelIterable
 from django.http import HttpResponse
 from pony.orm import db_session
 from pony.orm import rollback as pony_rollback
 from tastypie import http
 from tastypie.bundle import Bundle
 from tastypie.contrib.contenttypes.fields import GenericForeignKeyField
-from tastypie.exceptions import BadRequest, ImmediateHttpResponse, InvalidFilterError
+from tastypie.exceptions import ImmediateHttpResponse
 from tastypie.fields import ToManyField, ToOneField
-from tastypie.resources import BaseModelResource, ModelDeclarativeMetaclass
+from tastypie.resources import BaseModelResource
 
 from djony.serving import assignments_not_saved, pin_reads, write_alias, writing
 from tastypie_djony.apikey import is_authenticated as apikey_authenticated
 from tastypie_djony.apikey import kept_lookup
 from tastypie_djony.bodies import BodiesMixin
-from tastypie_djony.checks import register_resource, unservable_reason
+from tastypie_djony.checks import unservable_reason
+from tastypie_djony.clientinput import ClientInputMixin
+from tastypie_djony.declaration import DjonyDeclarativeMetaclass
 from tastypie_djony.fields import (
     as_set_field,
     as_to_one_field,
@@ -63,72 +63,6 @@ from tastypie_djony.write.outcome import answer_write
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
-class DjonyDeclarativeMetaclass(ModelDeclarativeMetaclass):
-    """Accepts ``Meta.object_model`` (2013) as well as ``Meta.queryset``.
-
-    A resource without a model (a base other resources inherit from, one kept for its
-    ``prepend_urls`` endpoints) is accepted as ``ModelResource`` accepts it, and served
-    by Tastypie's own code.
-    """
-
-    def __new__(mcs, name: str, bases: tuple, attrs: dict) -> type:
-        meta = attrs.get("Meta")
-        if meta is not None and not getattr(meta, "abstract", False):
-            object_model = getattr(meta, "object_model", None)
-            if object_model is not None and not hasattr(meta, "queryset"):
-                meta.queryset = object_model._default_manager.all()
-        if "get_object_list" in attrs:
-            attrs["get_object_list"] = _served_by_pony(attrs["get_object_list"])
-        new_class = super().__new__(mcs, name, bases, attrs)
-        inherited = getattr(new_class, "get_object_list", None)
-        if inherited is not None and not getattr(inherited, "_djony_served", False):
-            # An override defined in a mixin or a parent the metaclass did not build.
-            new_class.get_object_list = _served_by_pony(inherited)
-        if meta is not None and not getattr(meta, "abstract", False):
-            queryset = getattr(new_class._meta, "queryset", None)
-            if queryset is not None:
-                check_queryset(name, queryset)
-            register_resource(new_class)
-        return new_class
-
-
-def check_queryset(resource_name: str, queryset: Any, where: str = "Meta.queryset") -> None:
-    """Refuse QuerySet features an object list of Pony objects cannot carry.
-
-    ``filter``/``exclude``/``order_by``/``distinct``/``annotate``/``extra`` and the
-    combinations (``|``, ``&``, ``union()`` ...) are served (annotations become
-    attributes of the objects, as on Django instances); ``select_related``/
-    ``prefetch_related`` are not needed (related data is loaded per page).
-    """
-    if queryset.query.values_select or not issubclass(queryset._iterable_class, ModelIterable):
-        raise ImproperlyConfigured(
-            f"DjonyResource {resource_name}: {where} uses values()/values_list(), which "
-            "no resource can serve (its objects are dicts or tuples, not model instances; "
-            "ModelResource answers 500). Return objects (filter()/exclude()/order_by()/"
-            "annotate()/union() ...), and compute other values in a dehydrate_<field>() method."
-        )
-
-
-def _served_by_pony(get_object_list: Callable) -> Callable:
-    """Wrap a resource's own ``get_object_list`` so a Django QuerySet it returns is served by Pony.
-
-    ``return Note.objects.filter(user=request.user)`` in an override works as
-    on ModelResource; what Pony cannot serve is an ``ImproperlyConfigured``
-    naming the resource.
-    """
-
-    @functools.wraps(get_object_list)
-    def wrapper(self: Any, request: Any) -> Any:
-        result = get_object_list(self, request)
-        if not isinstance(self, DjonyResource):
-            # A ModelResource built from this class (djony_verify's twin): Django serves it.
-            return result
-        return self.as_object_list(result, request)
-
-    wrapper._djony_served = True
-    return wrapper
-
-
 #: What a resource instance keeps once built: :func:`~tastypie_djony.uris.uris_of`'s
 #: URIs, the fast path's plans, :mod:`~tastypie_djony.serve.detail`'s compiled details,
 #: the page loaders, the tables its write bodies write (:mod:`~tastypie_djony.write.blame`).
@@ -142,6 +76,7 @@ BUILT_ON_USE = (
 
 
 class DjonyResource(
+    ClientInputMixin,
     BodiesMixin,
     OutsideRequestMixin,
     DjangoWritesMixin,
@@ -277,65 +212,6 @@ class DjonyResource(
             raise ImmediateHttpResponse(response=http.HttpUnauthorized())
         return None
 
-    # -- bad input that ModelResource answers with a 500 ------------------------
-    def filter_value_to_python(self, value, field_name, filters, filter_expr, filter_type):
-        """Tastypie's parsing; ``?x__in=true`` or a 3-value range is a 400, not a 500."""
-        try:
-            value = super().filter_value_to_python(
-                value, field_name, filters, filter_expr, filter_type
-            )
-        except TypeError:
-            raise InvalidFilterError(
-                f"'{filter_expr}' needs a comma-separated list of values, got {value!r}."
-            ) from None
-        if (
-            filter_type == "range"
-            and len(value) != 2
-            and self._range_values_valid(field_name, filter_expr, value)
-        ):
-            raise InvalidFilterError(
-                f"'{filter_expr}' needs two comma-separated values (from,to), got {len(value)}."
-            )
-        return value
-
-    def _range_values_valid(self, field_name: str, filter_expr: str, value: list) -> bool:
-        """Whether Django takes ``value``'s items for the field (then only their count is wrong).
-
-        Items Django refuses (``?price__range=abc``) are left to ``apply_filters``, which
-        answers as ModelResource does (Django's validation message, or Tastypie's
-        "mismatched type"); a valid value of the wrong count is ModelResource's 500.
-        """
-        from django.core.exceptions import FieldError, ValidationError
-        from django.db.models.constants import LOOKUP_SEP
-
-        bits = filter_expr.split(LOOKUP_SEP)[1:-1]
-        try:
-            lookup_bits = self.check_filtering(field_name, "range", bits)
-            self._meta.object_class._base_manager.none().filter(
-                **{LOOKUP_SEP.join([*lookup_bits, "range"]): value}
-            )
-        except (ValueError, TypeError, ValidationError, InvalidFilterError):
-            return False
-        except FieldError:
-            return True  # not a lookup Django takes here (ModelResource: a 500)
-        return True
-
-    def check_filtering(self, field_name, filter_type="exact", filter_bits=None):
-        """Tastypie's check; a name in ``Meta.filtering`` that is no field is a 400."""
-        if field_name in self._meta.filtering and field_name not in self.fields:
-            raise InvalidFilterError(
-                f"The '{field_name}' field is not a field of the "
-                f"'{self._meta.resource_name}' resource, so it cannot be filtered on."
-            )
-        return super().check_filtering(field_name, filter_type, filter_bits)
-
-    def get_multiple(self, request: Any, **kwargs: Any) -> Any:
-        """``set/1;2/``; a key of the wrong type (``set/1;abc/``) is a 400, not a 500."""
-        try:
-            return super().get_multiple(request, **kwargs)
-        except ValueError:
-            raise BadRequest("Invalid resource lookup data provided (mismatched type).") from None
-
     # -- the fast path (tastypie_djony.serve) ---------------------------------
     def list_plan(self, request: Any, for_list: bool = True) -> RowPlan | None:
         """The row-built plan of this request's JSON page (no object built), or ``None``.
@@ -395,15 +271,6 @@ class DjonyResource(
         return self.create_response(request, page)
 
     # -- request handling -------------------------------------------------
-    def error_response(self, request: Any, errors: Any, response_class: Any = None) -> Any:
-        """Tastypie's; an error XML cannot hold (a control character the client sent,
-        echoed in the message: ``?format=xml&limit=%1F``) is told with those characters
-        replaced, a 400 and not Django's 500 page."""
-        try:
-            return super().error_response(request, errors, response_class)
-        except ValueError:  # lxml: "All strings must be XML compatible"
-            return super().error_response(request, xml_safe(errors), response_class)
-
     def wrap_view(self, view: str) -> Callable:
         """Tastypie's view wrapper, in a Pony ``db_session``.
 
@@ -457,18 +324,3 @@ class DjonyResource(
             # Pony's part of the transaction aborted: roll it back.
             pony_rollback()
         return response
-
-
-#: Characters XML 1.0 cannot hold (C0 controls but tab, newline and carriage return).
-XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
-
-
-def xml_safe(value: Any) -> Any:
-    """``value`` (an error's dicts, lists and strings) with XML-unsafe characters replaced."""
-    if isinstance(value, str):
-        return XML_UNSAFE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {key: xml_safe(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [xml_safe(item) for item in value]
-    return value

@@ -4,8 +4,9 @@ A ``get_object_list()`` that returns a sliced queryset cannot be filtered: every
 fails, on ModelResource (``/se2/``) and DjonyResource (``/se3/``) alike, with Django's
 own error logged; its list answers.  A value that fails to convert once the object is
 found is the 500 Tastypie's dehydration gives it, for a detail too (only the lookup's
-refusal of the URI's value is the 404 "mismatched type").  (A write refused on a row no field of the body
-writes is the same line for writes: ``tests/write/test_outcomes.py``, ``orm_error``.)
+refusal of the URI's value is the 404 "mismatched type").  (A write refused on a row
+no field of the body writes is the same line for writes: ``tests/write/test_outcomes.py``,
+``orm_error``.)
 """
 
 from __future__ import annotations
