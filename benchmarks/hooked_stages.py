@@ -4,7 +4,7 @@
     python -m benchmarks.hooked_stages --variant full --repeat 30
 
 Runs the steps of ``DjonyResource._bundle_list`` one by one on the same page
-(:mod:`tastypie_djony.serve.plan`) and reports the best of ``--repeat`` runs of each, in
+(:mod:`tastypie_djony.serve.plans`) and reports the best of ``--repeat`` runs of each, in
 milliseconds, so a lever can be measured without the noise of whole requests on a
 shared machine: the page query with its values, the bundles (values, hooks, objects
 when read), building every object of the page (what a hook reading ``bundle.obj``

@@ -34,7 +34,7 @@ from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.onevalue import KeptForValue
 
 #: How many levels of ``full=True`` related resources get their related data loaded
-#: per page (page loaders) and their own nested plans (:mod:`tastypie_djony.serve.nested`).
+#: per page (page loaders) and their own nested plans (:mod:`tastypie_djony.sources.nested`).
 MAX_DEPTH = 3
 
 

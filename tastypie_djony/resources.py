@@ -9,13 +9,13 @@ Change the base class and keep everything else::
 Fields, filtering, ordering, pagination, authentication, authorization,
 serialisation and every error are Tastypie's own code.  What changes is the
 object list underneath (:class:`~tastypie_djony.objectlist.DjonyObjectList`:
-Django compiles the filters to SQL, Pony runs it and builds the objects),
-the to-many fields (:class:`~tastypie_djony.fields.SetField`: one query per
-page instead of one per object) and the session each request runs in (a
-Pony ``db_session`` on Django's connection).  JSON pages are built from rows
-where that gives the same bytes: plain resources without objects
-(:mod:`tastypie_djony.serve.plan`), resources with hooks on Tastypie's bundles
-whose objects are built only when read (:mod:`tastypie_djony.serve.plan`).
+Django compiles the filters to SQL, the model's Django instances come from its rows,
+their relations loaded for the whole page), the related fields
+(:class:`~tastypie_djony.fields.SetField`: URIs from the page's related keys), and the
+transaction a write request runs in (:mod:`tastypie_djony.write.outcome`).  JSON pages
+are built from rows where that gives the same bytes (:mod:`tastypie_djony.serve`): plain
+resources without objects, resources with hooks on Tastypie's bundles whose objects are
+built only when read.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ class DjonyResource(
     BaseModelResource,
     metaclass=DjonyDeclarativeMetaclass,
 ):
-    """A ``ModelResource`` whose reads are served by Pony ORM.
+    """A ``ModelResource`` whose reads are served from rows, with Pony on Django's connection.
 
     Writes are ``ModelResource``'s own, on Django instances (the model's
     ``save()``, ``delete()`` and signals run): see :mod:`tastypie_djony.write`.

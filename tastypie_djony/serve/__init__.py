@@ -1,14 +1,14 @@
-"""The serving pipeline: one field walk per resource, run by every read path.
+"""The serving pipeline: two runners over each resource's field sources, for every read path.
 
 ``DjonyResource.get_list`` and ``get_detail`` hand a request to the pipeline when a
-plan serves the resource (:mod:`~tastypie_djony.serve.plan`); the pipeline declines to
+plan serves the resource (:mod:`~tastypie_djony.serve.choice`); the pipeline declines to
 Tastypie's own code otherwise (:mod:`tastypie_djony.declines`)::
 
     resources.get_list / get_detail
+        -> serve.choice                 which plan serves the read, or why none does
         -> serve.lists / serve.detail   Tastypie's order: lookup or page, authorization
-        -> serve.plan                   the field walk: each field's source and conversion
-           -> serve.nested              full=True related resources, from rows
+        -> serve.plans                  RowPlan and BundlePlan over the fields' sources
+           (tastypie_djony.sources)     each field's columns, value, null rule, nested rows
            -> serve.bundles             bundles whose objects are built only when read
-        -> serve.convert                the one conversion table, to_simple, JSON
         -> serve.verify                 DJONY_VERIFY_FAST_PATH: the general path's answer compared
 """
