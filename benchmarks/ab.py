@@ -22,13 +22,14 @@ each timing the three flavours once (shuffled, ``gc.collect()`` first), so load 
 shared machine hits A and B alike.  ModelResource's lists (about 0.5 s each) are timed in
 every ``--v2-every``-th round only.
 
-The report gives, per case and side, the medians, DjonyResource against ModelResource
-(``v2 / v3``, higher is better) and against the floor (``v3 / raw``, lower is better), each
-with the interquartile range of its per-round ratios, and the change from A to B: the
-median of the per-round ratios of B's DjonyResource time to A's (the two requests ran
-moments apart) with its 95% confidence interval; ``slower`` or ``faster`` when that interval
-excludes no change.  It is a tool to run on a change of the serving path (see
-``docs/contributing.md``), not a pass/fail test.
+The report gives, per case and side, the medians and the queries of one request, then
+medians of per-round ratios (each of two requests made moments apart, so load that comes
+and goes cancels out) with their interquartile range: DjonyResource against ModelResource
+(``v2 / v3``, higher is better) and against the floor (``v3 / raw``, lower is better), and
+the change from A to B, B's DjonyResource time over A's, with the 95% confidence interval
+of that median; ``slower`` or ``faster`` when the interval excludes no change.  It is a
+tool to run on a change of the serving path (see ``docs/contributing.md``), not a
+pass/fail test.
 """
 
 from __future__ import annotations
@@ -97,6 +98,7 @@ class Side:
     process: subprocess.Popen | None = None
     log: IO[str] | None = None
     origin: dict[str, str] = field(default_factory=dict)  # the worker's hello
+    checked: dict[str, Any] = field(default_factory=dict)  # per case: digest, queries
     samples: dict[str, dict[str, dict[int, float]]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(dict))
     )
@@ -135,7 +137,10 @@ def make_side(label: str, rev: str, scratch: Path) -> Side:
         dirty = " with uncommitted changes" if git("status", "--porcelain") else ""
         commit = git("rev-parse", "--short", "HEAD")
         return Side(label, rev, commit, f"(this checkout{dirty})", ROOT)
-    commit = git("rev-parse", "--short", f"{rev}^{{commit}}")
+    try:
+        commit = git("rev-parse", "--short", "--verify", f"{rev}^{{commit}}")
+    except subprocess.CalledProcessError:
+        raise Refused(f"{label}: {rev!r} is no commit of this repository") from None
     subject = git("log", "-1", "--format=%s", commit)
     worktree = scratch / f"{label}-{commit}"
     git("worktree", "add", "--detach", str(worktree), commit)
@@ -173,12 +178,14 @@ def start(side: Side, scratch: Path, args: argparse.Namespace) -> None:
 
 
 def median_ci(values: list[float]) -> tuple[float, float, float]:
-    """The median and its distribution-free 95% confidence interval (order statistics)."""
+    """The median and its distribution-free 95% confidence interval: the order statistics
+    of ranks n/2 -/+ 1.96 sqrt(n)/2 (the normal approximation of the binomial), widened to
+    whole ranks."""
     ordered = sorted(values)
     n = len(ordered)
     half = 1.96 * math.sqrt(n) / 2
-    low = max(int(math.floor(n / 2 - half)), 0)
-    high = min(int(math.ceil(n / 2 + half)), n - 1)
+    low = max(math.floor(n / 2 - half) - 1, 0)  # rank j (from 1) at index j - 1
+    high = min(math.ceil(n / 2 + half), n - 1)  # rank k + 1, the upper bound, at index k
     return statistics.median(ordered), ordered[low], ordered[high]
 
 
@@ -199,15 +206,20 @@ def ms(times: dict[int, float]) -> float:
 
 def report(cases: list[Case], a: Side, b: Side) -> None:
     print("\n### Medians, ms\n")
-    print("| case | A v2 | A v3 | A raw | B v2 | B v3 | B raw |")
-    print("|---|" + "---:|" * 6)
+    print("| case | A v2 | A v3 | A raw | B v2 | B v3 | B raw | queries v2, v3, raw: A; B |")
+    print("|---|" + "---:|" * 7)
     for case in cases:
         cells = [f"{ms(side.samples[case.name][f]):.2f}" for side in (a, b) for f in FLAVOURS]
+        queries = [
+            ", ".join(str(side.checked[case.name]["queries"][f]) for f in FLAVOURS)
+            for side in (a, b)
+        ]
+        cells.append("; ".join(queries))
         print(f"| {case.name} | " + " | ".join(cells) + " |")
     print(
-        "\n### DjonyResource against ModelResource (v2 / v3, higher is better) and the floor"
-        " (v3 / raw, lower is better) [IQR of the per-round ratios]; B's DjonyResource time"
-        " against A's (median of the per-round ratios, 95% CI)\n"
+        "\n### Medians of the per-round ratios [their IQR]: DjonyResource against ModelResource"
+        " (v2 / v3, higher is better) and the floor (v3 / raw, lower is better); B's"
+        " DjonyResource time against A's [95% CI]\n"
     )
     print("| case | A v2 / v3 | B v2 / v3 | A v3 / raw | B v3 / raw | B v3 / A v3 | |")
     print("|---|" + "---:|" * 5 + "---|")
@@ -216,8 +228,8 @@ def report(cases: list[Case], a: Side, b: Side) -> None:
         for over, under in (("v2", "v3"), ("v3", "raw")):
             for side in (a, b):
                 s = side.samples[case.name]
-                value = ms(s[over]) / ms(s[under])
-                cells.append(f"{value:.2f}x [{iqr(paired(s[over], s[under]))}]")
+                ratios = paired(s[over], s[under])
+                cells.append(f"{statistics.median(ratios):.2f}x [{iqr(ratios)}]")
         middle, low, high = median_ci(
             paired(b.samples[case.name]["v3"], a.samples[case.name]["v3"])
         )
@@ -253,18 +265,20 @@ def measure(cases: list[Case], a: Side, b: Side, args: argparse.Namespace) -> No
 
 def run(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
     cases = [CASES_BY_NAME[n] for n in args.cases.split(",")] if args.cases else list(CASES)
-    a = make_side("A", args.a, scratch)
-    b = make_side("B", args.b, scratch)
-    sides = (a, b)
+    sides: list[Side] = []
     try:
+        sides.extend(
+            make_side(label, rev, scratch) for label, rev in (("A", args.a), ("B", args.b))
+        )
+        a, b = sides
         for side in sides:  # one after the other: A migrates and seeds, B finds it done
             start(side, scratch, args)
-        digests = [
-            side.ask({"op": "check", "cases": [c.name for c in cases], "flavours": FLAVOURS})
-            for side in sides
-        ]
+        for side in sides:
+            side.checked = side.ask(
+                {"op": "check", "cases": [c.name for c in cases], "flavours": FLAVOURS}
+            )
         for case in cases:
-            if digests[0][case.name] != digests[1][case.name]:
+            if a.checked[case.name]["digest"] != b.checked[case.name]["digest"]:
                 raise Refused(f"{case.name}: ModelResource answers differently on A and B")
         load = os.getloadavg()[0]
         origin = a.origin
@@ -295,10 +309,15 @@ def run(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
 
 
 def stop(side: Side) -> None:
-    if side.process is not None and side.process.poll() is None:
-        assert side.process.stdin is not None
-        side.process.stdin.write(json.dumps({"op": "quit"}) + "\n")
-        side.process.stdin.close()
+    """The worker ended (asked to quit, killed if it does not) and the worktree removed."""
+    if side.process is not None:
+        if side.process.poll() is None:
+            assert side.process.stdin is not None
+            try:
+                side.process.stdin.write(json.dumps({"op": "quit"}) + "\n")
+                side.process.stdin.close()
+            except BrokenPipeError:
+                print(f"{side.label}: the worker had stopped reading", file=sys.stderr)
         try:
             side.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
@@ -338,7 +357,6 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f"not timing: {error}")
     finally:
         shutil.rmtree(scratch)
-        git("worktree", "prune")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))
 

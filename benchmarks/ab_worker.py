@@ -10,7 +10,8 @@ printed goes to stderr):
 * ``{"op": "check", "cases": [...]}``: every case's flavours answer 200 and the Tastypie
   ones and the floor answer ModelResource's bytes (:func:`benchmarks.targets.check_variant`,
   :func:`benchmarks.tutorial.check`); the digest of each case's ModelResource body, which
-  the coordinator compares between the two sides (same data, same answers);
+  the coordinator compares between the two sides (same data, same answers), and the
+  queries of one request of each flavour;
 * ``{"op": "time", "case": ..., "flavours": [...]}``: ``gc.collect()``, then one request
   per flavour in a shuffled order; the seconds of each;
 * ``{"op": "quit"}``.
@@ -57,9 +58,12 @@ class Side:
         url, headers = self.request(case, flavour)
         return self.client.get(url, **headers)
 
-    def check(self, case: Case, flavours: tuple[str, ...]) -> str:
-        """Refuse (raise) unless every flavour answers as ModelResource; ModelResource's
-        body digest."""
+    def check(self, case: Case, flavours: tuple[str, ...]) -> dict[str, Any]:
+        """Refuse (raise) unless every flavour answers as ModelResource; the digest of
+        ModelResource's body and each flavour's queries per request."""
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
         from benchmarks import targets, tutorial
 
         if case.tutorial:
@@ -71,7 +75,13 @@ class Side:
             )
         else:
             targets.check_variant(self.client, case.variant, case.source, flavours)
-        return hashlib.sha256(self.get(case, "v2").content).hexdigest()
+        queries = {}
+        for flavour in flavours:
+            with CaptureQueriesContext(connection) as captured:
+                self.get(case, flavour)
+            queries[flavour] = len(captured)
+        digest = hashlib.sha256(self.get(case, "v2").content).hexdigest()
+        return {"digest": digest, "queries": queries}
 
     def time(self, case: Case, flavours: list[str]) -> dict[str, float]:
         order = list(flavours)
