@@ -27,7 +27,9 @@ medians of per-round ratios (each of two requests made moments apart, so load th
 and goes cancels out) with their interquartile range: DjonyResource against ModelResource
 (``v2 / v3``, higher is better) and against the floor (``v3 / raw``, lower is better), and
 the change from A to B, B's DjonyResource time over A's, with the 95% confidence interval
-of that median; ``slower`` or ``faster`` when the interval excludes no change.  It is a
+of that median; ``slower`` or ``faster`` when the interval excludes no change.  The same
+ratio for the floor, whose code is the same on both sides, is the control: near 1 unless
+the two processes themselves differ (then run again, or with A and B swapped).  It is a
 tool to run on a change of the serving path (see ``docs/contributing.md``), not a
 pass/fail test.
 """
@@ -219,10 +221,14 @@ def report(cases: list[Case], a: Side, b: Side) -> None:
     print(
         "\n### Medians of the per-round ratios [their IQR]: DjonyResource against ModelResource"
         " (v2 / v3, higher is better) and the floor (v3 / raw, lower is better); B's"
-        " DjonyResource time against A's [95% CI]\n"
+        " DjonyResource time against A's, and the floor's (the same code on both sides: a"
+        " control) [95% CI]\n"
     )
-    print("| case | A v2 / v3 | B v2 / v3 | A v3 / raw | B v3 / raw | B v3 / A v3 | |")
-    print("|---|" + "---:|" * 5 + "---|")
+    print(
+        "| case | A v2 / v3 | B v2 / v3 | A v3 / raw | B v3 / raw | B v3 / A v3 | |"
+        " control: B raw / A raw |"
+    )
+    print("|---|" + "---:|" * 5 + "---|---:|")
     for case in cases:
         cells = []
         for over, under in (("v2", "v3"), ("v3", "raw")):
@@ -230,13 +236,21 @@ def report(cases: list[Case], a: Side, b: Side) -> None:
                 s = side.samples[case.name]
                 ratios = paired(s[over], s[under])
                 cells.append(f"{statistics.median(ratios):.2f}x [{iqr(ratios)}]")
-        middle, low, high = median_ci(
-            paired(b.samples[case.name]["v3"], a.samples[case.name]["v3"])
-        )
+        change = median_ci(paired(b.samples[case.name]["v3"], a.samples[case.name]["v3"]))
+        middle, low, high = change
         verdict = "slower" if low > 1 else "faster" if high < 1 else "same within noise"
-        cells.append(f"{middle:.3f} [{low:.3f}-{high:.3f}]")
-        cells.append(verdict)
+        control = median_ci(paired(b.samples[case.name]["raw"], a.samples[case.name]["raw"]))
+        cells += [interval(change), verdict, interval(control)]
         print(f"| {case.name} | " + " | ".join(cells) + " |")
+    print(
+        "\nA change is only the code's when the control stays near 1: a control off 1 says"
+        " the two processes differ (run again, or with A and B swapped)."
+    )
+
+
+def interval(value: tuple[float, float, float]) -> str:
+    middle, low, high = value
+    return f"{middle:.3f} [{low:.3f}-{high:.3f}]"
 
 
 def measure(cases: list[Case], a: Side, b: Side, args: argparse.Namespace) -> None:
