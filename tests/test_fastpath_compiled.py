@@ -52,6 +52,16 @@ def test_each_owner_gets_its_own_related_keys_from_the_kept_sql():
     testing.reset()
     for novel in Novel.objects.all():
         assert detail(f"novel/{novel.pk}/")["labels"] == uris(novel.labels.all(), "label")
+    # Label's Meta.ordering names a selected column (Django orders by its position): the
+    # query is still proved the same for every request, and the next detail runs it kept.
+    novel = Novel.objects.first()
+    with mock.patch.object(
+        OneValueQuery, "params_for", autospec=True, side_effect=OneValueQuery.params_for
+    ) as asked:
+        detail(f"novel/{novel.pk}/")
+    assert (Label, novel.pk) in [
+        (call.args[0].query.model, call.args[1]) for call in asked.mock_calls
+    ]
 
 
 def test_a_default_manager_whose_filter_changes_is_honoured_on_every_request():

@@ -28,6 +28,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import models
 from django.db.models import F, FilteredRelation, OuterRef, Q, Subquery
+from django.db.models.functions import ExtractYear
+from django.db.models.sql.compiler import PositionRef
 from django.test import Client, override_settings
 from django.urls import clear_url_caches, set_script_prefix
 
@@ -492,6 +494,31 @@ def _query(queryset: models.QuerySet):
 )
 def test_request_independent_is_proved_from_the_query(queryset, independent):
     assert request_independent(_query(queryset())) is independent
+
+
+@pytest.mark.parametrize(
+    "queryset, independent",
+    [
+        # Meta.ordering ["name"], a selected column: the compiler orders by its position
+        (lambda: TenantTag.everything.values_list("pk", "name"), True),
+        (lambda: TenantNote.everything.values_list("pk", "views").order_by("-views"), True),
+        (lambda: TenantTag.objects.values_list("pk", "name"), False),  # the tenant
+        (
+            lambda: (
+                TenantNote.everything.annotate(year=ExtractYear("owner__date_joined"))
+                .values_list("pk", "year")
+                .order_by("year")
+            ),
+            False,  # ordered by a selected value that reads the time zone
+        ),
+    ],
+)
+def test_ordering_by_a_selected_column_is_proved_with_the_compiler(queryset, independent):
+    query = queryset().query
+    compiler = query.get_compiler("default")
+    compiler.as_sql()
+    assert [type(order.expression) for order, _ in compiler.get_order_by()] == [PositionRef]
+    assert request_independent(query, compiler) is independent
 
 
 def test_a_tenant_scoped_detail_is_not_compiled_once():

@@ -18,7 +18,9 @@ node kinds known to compile from their own values alone:
   times, UUIDs, booleans, ``None``; tuples and lists of them), another such node
   or a subquery that is itself independent;
 * ``Value`` of a plain value, ``RawSQL``/``extra()`` text with plain parameters,
-  ordering by such nodes, references to annotations, ``Exists``/``Subquery``.
+  ordering by such nodes, references to annotations and to a selected column's
+  position (the compiler orders by ``PositionRef`` when ``Meta.ordering`` names a
+  selected column), ``Exists``/``Subquery``.
 
 Anything else (a custom expression, a transform such as ``__year``, a
 ``FilteredRelation``, a value of another type) answers ``False``: the caller then
@@ -34,6 +36,7 @@ from typing import Any
 
 from django.db.models import Q, expressions, lookups
 from django.db.models.fields import related_lookups
+from django.db.models.sql.compiler import PositionRef
 from django.db.models.sql.datastructures import BaseTable, Join
 from django.db.models.sql.query import Query
 from django.db.models.sql.where import ExtraWhere, NothingNode, WhereNode
@@ -102,6 +105,9 @@ PURE_NODES = frozenset(
         expressions.Value,
         expressions.OrderBy,
         expressions.Ref,
+        # ORDER BY a selected column by its position: its SQL is the ordinal, its one
+        # part the selected expression (a related list in Meta.ordering of its columns)
+        PositionRef,
         expressions.F,
         expressions.OuterRef,
         expressions.ResolvedOuterRef,
