@@ -139,6 +139,24 @@ class Relation:
         found = cache.get(self._cache_name)
         return None if found is None else list(found)
 
+    def fill_prefetched(self, owner: Any, related: list[Any]) -> None:
+        """Make ``related`` ``owner``'s related objects, as ``prefetch_related`` leaves them.
+
+        The related manager's own queryset, evaluated to ``related``, in the owner's
+        ``_prefetched_objects_cache``: ``obj.tags.all()`` and ``.count()`` read it, a write
+        through the manager drops it, as after a prefetch.
+        """
+        manager = getattr(owner, self.attribute)
+        if self._cache_name is None:
+            name = getattr(manager, "prefetch_cache_name", None)
+            self._cache_name = name or manager.field.remote_field.cache_name  # reverse FK
+        queryset = manager.get_queryset()
+        queryset._result_cache = list(related)
+        queryset._prefetch_done = True
+        if not hasattr(owner, "_prefetched_objects_cache"):
+            owner._prefetched_objects_cache = {}
+        owner._prefetched_objects_cache[self._cache_name] = queryset
+
     @functools.cached_property
     def ordered(self) -> bool:
         """Whether the related manager orders its objects (``Meta.ordering``, its own order)."""
@@ -249,6 +267,10 @@ class ToOneRelation:
         if field is None or not (field.many_to_one or field.one_to_one):
             return None
         return cls(model, attribute)
+
+    def fill_cached(self, owner: Any, related: Any) -> None:
+        """Make ``related`` (or ``None``) ``owner``'s related object, as a prefetch leaves it."""
+        self.model_field.set_cached_value(owner, related)
 
     @property
     def plain_forward(self) -> bool:

@@ -434,6 +434,7 @@ KIND_TESTS = {
     "djony.registry._entities": STRUCTURAL,
     "djony.objects.proxies._FLAVOURS": STRUCTURAL,
     "djony.objects.rows.row_layout": STRUCTURAL,
+    "djony.meta.compat.takes_fetch_mode": STRUCTURAL,
     "djony.bridge.backends.postgresql.provider_for": STRUCTURAL,
     "djony.bridge.backends.mysql.mysql_provider": STRUCTURAL,
     "Options._djony_description": STRUCTURAL,

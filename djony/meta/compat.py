@@ -57,11 +57,18 @@ def instance_builder(queryset: Any) -> Any:
     mode = getattr(queryset, "_fetch_mode", None)
     if mode is None:
         return from_db
-    parameters = inspect.signature(from_db).parameters
-    takes_mode = "fetch_mode" in parameters or any(
+    return (
+        functools.partial(from_db, fetch_mode=mode) if takes_fetch_mode(queryset.model) else from_db
+    )
+
+
+@functools.cache
+def takes_fetch_mode(model: type) -> bool:
+    """Whether ``model.from_db`` takes Django 6.1's ``fetch_mode`` keyword."""
+    parameters = inspect.signature(model.from_db).parameters
+    return "fetch_mode" in parameters or any(
         parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters.values()
     )
-    return functools.partial(from_db, fetch_mode=mode) if takes_mode else from_db
 
 
 def track_peers(queryset: Any, objects: list[Any]) -> None:

@@ -133,6 +133,11 @@ register(
     "one per entity",
 )
 register(
+    "djony.meta.compat.takes_fetch_mode",
+    "a model -> whether its from_db takes Django 6.1's fetch_mode (functools.cache)",
+    "one per model whose objects are built",
+)
+register(
     "djony.bridge.backends.postgresql.provider_for",
     "a driver name -> djony's Pony provider class for it (functools.cache)",
     "one per installed PostgreSQL driver",

@@ -161,7 +161,7 @@ def serve_detail(
             kept = kept_detail(resource, base, applicable, object_list)
             page = object_list[:2]
             if bundles:
-                rows, objects = plan.read(page.with_loaders(plan.loaders(page)), kept)
+                rows, objects, caches = plan.read(page, kept)
             else:
                 rows = plan.rows(page, kept)
         except ValueError:
@@ -170,7 +170,7 @@ def serve_detail(
             return http.HttpNotFound()
         if len(rows) > 1:
             return http.HttpMultipleChoices("More than one resource is found at this URI.")
-        found = plan.values(rows, objects) if bundles else plan.render(rows)
+        found = plan.values(rows, objects, caches) if bundles else plan.render(rows)
     except Fallback:
         return general()
     # As obj_get: the hook gets the filtered list and a bundle of the found object (the

@@ -48,9 +48,7 @@ def serve_list(
         check_rows_serve(object_list)
         if isinstance(plan, BundlePlan):
             served = dict(page)
-            served[collection] = plan.bundles(
-                object_list.with_loaders(plan.loaders(object_list)), request
-            )
+            served[collection] = plan.bundles(object_list, request)
             data = simple(
                 resource.alter_list_data_to_serialize(request, served), meta.serializer, {}
             )

@@ -36,7 +36,7 @@ from tastypie.bundle import Bundle
 from tastypie_djony.declines import Declined
 from tastypie_djony.serve.bundles import PageBundle
 from tastypie_djony.sources import ObjectSource, Page, Plan, Prepared, source_for
-from tastypie_djony.sources.nested import NestedSource
+from tastypie_djony.sources.nested import NestedCaches, NestedSource
 from tastypie_djony.stock import CALLED_HOOKS, overridden_hooks, stock_serializer
 
 
@@ -198,25 +198,28 @@ class BundlePlan(FieldPlan):
             self.steps.append(Step(name, field, source, hook))
         return None
 
-    def loaders(self, object_list: Any) -> tuple:
-        """The loaders of ``object_list``'s objects, run if some code builds them.
+    def read(self, object_list: Any, kept: Any = None) -> tuple[list[tuple], Any, Any]:
+        """The page's rows, its objects later, and what fills their relation caches.
 
-        A hook that reads ``bundle.obj`` may read any relation the resource's fields
-        name: the page's objects get them all, once, when the first is read.
+        The objects, built only if some code reads ``bundle.obj``, get the relations of
+        ``full=True`` fields from the nested rows (``sources.nested.NestedCaches``), then
+        ``object_list``'s loaders: a hook may read any relation the resource's fields
+        name.  ``kept`` as for :meth:`RowPlan.rows`.
         """
-        return tuple(object_list.loaders)
+        caches = NestedCaches([step.source for step in self.steps if step.nested])
+        listed = object_list.with_loaders((caches, *object_list.loaders))
+        rows, objects = listed.rows_and_objects(self.selected(listed), kept)
+        return rows, objects, caches
 
-    def read(self, object_list: Any, kept: Any = None) -> tuple[list[tuple], Any]:
-        """The page's rows, and its objects later (``kept`` as for :meth:`RowPlan.rows`)."""
-        return object_list.rows_and_objects(self.selected(object_list), kept)
-
-    def values(self, rows: list[tuple], objects: Any) -> Prepared:
+    def values(self, rows: list[tuple], objects: Any, caches: Any = None) -> Prepared:
         """Every value the rows give, for the whole page, before any hook runs.
 
         Raises :class:`~tastypie_djony.declines.Fallback` when a row (here or in a nested
         field) needs the general path.
         """
         page = self.page(rows)
+        if caches is not None:
+            caches.page = page
         steps = [None if step.object or step.nested else step.source.value for step in self.steps]
         values = [[None if get is None else get(row, page) for get in steps] for row in rows]
         return Prepared(values, objects, page.keys, page)

@@ -194,6 +194,27 @@ class NestedSource(Source):
             return None
 
 
+class NestedCaches:
+    """A page loader: the owners' relation caches from the nested rows the page read.
+
+    When code builds a bundle plan's objects (a hook reads ``bundle.obj``), each
+    ``full=True`` field's related objects are built from the related rows its nested plan
+    read, and put in the owners' relation caches as ``prefetch_related`` puts them: the
+    page loaders that follow find them there and read nothing again.  ``page`` is set
+    once the page's values are read.
+    """
+
+    def __init__(self, sources: list[NestedSource]) -> None:
+        self.sources = sources
+        self.page: Page | None = None
+
+    def __call__(self, owners: list[Any]) -> None:
+        if self.page is None or not owners:
+            return
+        for source in self.sources:
+            source.fill(owners, self.page)
+
+
 class _NotKept(Exception):
     """The kept one-row SQL does not serve this key (raised before any SQL ran)."""
 
@@ -218,6 +239,15 @@ class NestedManySource(NestedSource):
         by_owner = self.relation.related_keys(owner_keys)
         prepared, positions = self.related_page({k for keys in by_owner.values() for k in keys})
         page.data[self] = (by_owner, prepared, positions)
+
+    def fill(self, owners: list[Any], page: Page) -> None:
+        """The owners' related managers' caches from the related rows (:class:`NestedCaches`)."""
+        by_owner, prepared, positions = page.data[self]
+        related = prepared.objects()
+        for owner in owners:
+            keys = by_owner.get(owner.pk)
+            if keys is not None:
+                self.relation.fill_prefetched(owner, [related[positions[k]] for k in keys])
 
     def nested_value(self, page: Page, row: tuple, request: Any) -> list:
         by_owner, prepared, positions = page.data[self]
@@ -266,6 +296,15 @@ class NestedOneSource(NestedSource):
             {key for key in by_owner.values() if key is not None}
         )
         page.data[self] = (by_owner, prepared, positions)
+
+    def fill(self, owners: list[Any], page: Page) -> None:
+        """The owners' related-object caches from the related rows (:class:`NestedCaches`)."""
+        by_owner, prepared, positions = page.data[self]
+        related = prepared.objects()
+        for owner in owners:
+            if owner.pk in by_owner:
+                key = by_owner[owner.pk]
+                self.relation.fill_cached(owner, None if key is None else related[positions[key]])
 
     def nested_value(self, page: Page, row: tuple, request: Any) -> Any:
         by_owner, prepared, positions = page.data[self]

@@ -150,6 +150,20 @@ def build_api(api_name: str, base: type) -> Api:
 
         Meta = meta(m.Keyword, resource_name="numbered_keyword")
 
+    class ReadingStoryResource(base):
+        """A hook that reads the relations its full=True fields show, through the object."""
+
+        author = fields.ForeignKey(BloggerResource, "author", full=True)
+        tags = fields.ManyToManyField(KeywordResource, "tags", full=True, null=True)
+
+        Meta = meta(m.Story, resource_name="reading_story", excludes=["edited"])
+
+        def dehydrate(self, bundle):
+            bundle.data["by"] = bundle.obj.author.name
+            bundle.data["tag_names"] = [tag.name for tag in bundle.obj.tags.all()]
+            bundle.data["tag_count"] = bundle.obj.tags.count()
+            return bundle
+
     api = Api(api_name=api_name)
     for resource in (
         BloggerResource,
@@ -165,6 +179,7 @@ def build_api(api_name: str, base: type) -> Api:
         BloggerNameResource,
         FirstKeywordsResource,
         NumberedKeywordResource,
+        ReadingStoryResource,
     ):
         api.register(resource())
     return api
