@@ -20,7 +20,6 @@ from tests import write_api
 from tests.sideeffects import models as m
 from tests.write_api import api_client, send
 
-
 EDITED = datetime.datetime(2024, 5, 1, 12, tzinfo=datetime.UTC)
 
 
