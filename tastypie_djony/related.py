@@ -305,21 +305,19 @@ class ToOneRelation:
         return keys
 
 
-def prefetch_loader(lookup: str, relation: Any) -> Callable:
+def prefetch_loader(lookup: str) -> Callable:
     """A page loader that fills the objects' relation caches along ``lookup``, as
     ``prefetch_related(lookup)`` does (one query per relation of the path).
 
-    A page of one object whose ``relation`` (the lookup's first) is an unordered to-many
-    is left to the related manager: its own query gives the order ``ModelResource``'s
-    gives (the batched query of a prefetch may come in another).
+    A page of one object (a detail) is left to its related managers: for one object a
+    prefetch runs the query the manager would run, and more code around it; the
+    manager's own query also gives the order ``ModelResource``'s gives to a relation
+    its manager does not order (the batched query of a prefetch may come in another).
     """
 
     def load(objects: list[Any]) -> None:
-        if not objects:
-            return
-        if len(objects) == 1 and isinstance(relation, Relation) and not relation.ordered:
-            return
-        models.prefetch_related_objects(objects, lookup)
+        if len(objects) > 1:
+            models.prefetch_related_objects(objects, lookup)
 
     load.lookup = lookup
     return load

@@ -48,7 +48,7 @@ from tastypie_djony.fields import (
     as_to_one_field,
 )
 from tastypie_djony.objectlist import DjonyObjectList
-from tastypie_djony.related import Relation, prefetch_loader
+from tastypie_djony.related import prefetch_loader
 from tastypie_djony.serve.choice import declined, detail_choice, plan_for
 from tastypie_djony.serve.detail import serve_detail
 from tastypie_djony.serve.lists import serve_list
@@ -179,13 +179,12 @@ class DjonyResource(
         your own (each is called with the page's objects).  Each of these has
         ``djony_field``, the name of its field.
         """
-        model = self._meta.object_class
         loaders = []
         for name, field in self.fields.items():
             if not getattr(field, "is_related", False):
                 continue
             for lookup in relation_lookups(self, field, depth):
-                loader = prefetch_loader(lookup, Relation.find(model, field.attribute))
+                loader = prefetch_loader(lookup)
                 loader.djony_field = name
                 loaders.append(loader)
         return loaders
