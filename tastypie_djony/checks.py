@@ -8,6 +8,8 @@ the same message as a request to it would raise.
 ``tastypie_djony.W003``: a to-many field lists related objects its manager does not
 order: the order is the database's choice for each query, and a page's related objects
 are read in one query where ``ModelResource`` runs one per object.
+``tastypie_djony.I001`` (info): no plan serves the resource's JSON lists or details: they
+take Tastypie's general path (the same answers, at ``ModelResource``'s speed), and why.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from django.apps import apps
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 from django.db import models
+from tastypie.fields import ToManyField
 
 from djony.serving import has_composite_key
+from tastypie_djony.related import Relation
 
 #: Every concrete DjonyResource class, recorded by its metaclass.
 RESOURCE_CLASSES: list[type] = []
@@ -82,15 +86,43 @@ def check_resources(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
             messages.append(checks.Error(reason, obj=resource, id="tastypie_djony.E002"))
         if model is not None and not reason:
             messages.extend(unordered_to_many(resource, name, model))
+            messages.extend(general_path(resource, name))
     return messages
+
+
+def general_path(resource: type, name: str) -> list[checks.CheckMessage]:
+    """``tastypie_djony.I001`` for each page kind of ``resource`` no plan serves."""
+    try:
+        paths = resource().served_by()
+    except Exception as error:  # noqa: BLE001 - a resource that cannot be built is reported
+        return [
+            checks.Info(
+                f"{name}: which path serves it could not be told: building the resource "
+                f"raised {type(error).__name__}: {error}",
+                obj=resource,
+                id="tastypie_djony.I001",
+            )
+        ]
+    found = []
+    for page, path in paths.items():
+        if path.startswith("Tastypie's general path"):
+            why = path.split(": ", 1)[1]
+            found.append(
+                checks.Info(
+                    f"{name}: its JSON {page}s take Tastypie's general path (the same "
+                    f"answers, at ModelResource's speed): {why}.",
+                    hint="The row-built plan serves fields read from columns without hooks; "
+                    "the bundle plan serves hooks, object fields and full=True; see the "
+                    "fast path page of the documentation for what each declines.",
+                    obj=resource,
+                    id="tastypie_djony.I001",
+                )
+            )
+    return found
 
 
 def unordered_to_many(resource: type, name: str, model: type) -> list[checks.CheckMessage]:
     """``tastypie_djony.W003`` for each to-many field over a relation with no order."""
-    from tastypie.fields import ToManyField
-
-    from tastypie_djony.related import Relation
-
     found = []
     for field_name, field in resource.base_fields.items():
         if not isinstance(field, ToManyField):

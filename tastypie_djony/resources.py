@@ -49,7 +49,7 @@ from tastypie_djony.fields import (
 )
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import prefetch_loader
-from tastypie_djony.serve.choice import declined, detail_choice, plan_for
+from tastypie_djony.serve.choice import declined, detail_choice, plan_for, served_by
 from tastypie_djony.serve.detail import serve_detail
 from tastypie_djony.serve.lists import serve_list
 from tastypie_djony.serve.plans import BundlePlan, RowPlan
@@ -238,6 +238,11 @@ class DjonyResource(
     def declined_plans(self) -> dict[str, str]:
         """Why each plan does not serve each page kind of this resource (empty: all do)."""
         return declined(self, DjonyResource)
+
+    def served_by(self) -> dict[str, str]:
+        """Which path serves this resource's JSON lists and details, and why where it is
+        Tastypie's general path (:func:`~tastypie_djony.serve.choice.served_by`)."""
+        return served_by(self, DjonyResource)
 
     @in_session()
     def get_detail(self, request: Any, **kwargs: Any) -> Any:

@@ -116,8 +116,32 @@ def test_a_to_many_field_without_an_order_is_a_warning(declared) -> None:
         class Meta:
             queryset = Book.objects.all()
 
-    (warning,) = check_of(MemberResource)
-    assert warning.id == "tastypie_djony.W003"
+    (warning,) = [m for m in check_of(MemberResource) if m.id == "tastypie_djony.W003"]
     assert "MemberResource.groups lists auth.Group objects in no defined order" in warning.msg
     assert "Give Group a Meta.ordering" in warning.hint
-    assert check_of(TaggedBookResource) == []
+    assert [m for m in check_of(TaggedBookResource) if m.id == "tastypie_djony.W003"] == []
+
+
+def test_a_resource_no_plan_serves_is_told_why(declared) -> None:
+    """``tastypie_djony.I001``: the override that sends its pages to the general path."""
+
+    class OwnDehydrationResource(DjonyResource):
+        class Meta:
+            queryset = Tag.objects.all()
+
+        def full_dehydrate(self, bundle, for_list=False):
+            return super().full_dehydrate(bundle, for_list)
+
+    class PlainTagResource(DjonyResource):
+        class Meta:
+            queryset = Tag.objects.all()
+
+    infos = [m for m in check_of(OwnDehydrationResource) if m.id == "tastypie_djony.I001"]
+    assert [m.msg.split(" take ")[0].rsplit(" ", 1)[-1] for m in infos] == ["lists", "details"]
+    assert all("OwnDehydrationResource.full_dehydrate is overridden" in m.msg for m in infos)
+    assert [m for m in check_of(PlainTagResource) if m.id == "tastypie_djony.I001"] == []
+    assert OwnDehydrationResource().served_by()["list"].startswith("Tastypie's general path")
+    assert PlainTagResource().served_by() == {
+        "list": "the row-built plan",
+        "detail": "the row-built plan",
+    }

@@ -79,3 +79,33 @@ def declined(resource: Any, base: type) -> dict[str, str]:
             if isinstance(plan, Declined):
                 reasons[f"{names[kind]} {page}"] = plan.reason
     return reasons
+
+
+def served_by(resource: Any, base: type) -> dict[str, str]:
+    """Which path serves each page kind of ``resource``, and why the general path where it is.
+
+    ``{"list": ..., "detail": ...}``: ``"the row-built plan"``, ``"the bundle plan"``, or
+    ``"Tastypie's general path: <why>"`` naming the override, field or option that sends it
+    there (JSON requests; other formats always take the general path).  A detail
+    takes the row-built plan only when its authorization needs no object.
+    """
+    paths = {}
+    for for_list, page in ((True, "list"), (False, "detail")):
+        if not plannable(resource):
+            paths[page] = "Tastypie's general path: Meta.fast_path = False"
+            continue
+        if not for_list and type(resource._meta.cache) is not NoCache:
+            cache = type(resource._meta.cache).__name__
+            paths[page] = f"Tastypie's general path: Meta.cache is a {cache}"
+            continue
+        row = built(resource, base, RowPlan, for_list)
+        rows_may = for_list or detail_authorization(resource) != OBJECT
+        if rows_may and not isinstance(row, Declined):
+            paths[page] = "the row-built plan"
+            continue
+        bundle = built(resource, base, BundlePlan, for_list)
+        if not isinstance(bundle, Declined):
+            paths[page] = "the bundle plan"
+        else:
+            paths[page] = f"Tastypie's general path: {bundle.reason}"
+    return paths

@@ -2,10 +2,12 @@
 
 The table gives, per resource, the requests sent, how many answers were
 identical, how many differed, how many were ModelResource 500s that
-DjonyResource answers with a 4xx (better, never worse), the median
-time of each side and the speed-up (ModelResource's median over
-DjonyResource's), and with ``--writes`` how many writes succeeded on both
-sides.  :func:`as_json` is the same as data, for ``--json``.
+DjonyResource answers with a 4xx (better, never worse), with ``--writes`` how
+many writes succeeded on both sides, each side's median time and the speed-up
+with its spread, from the interleaved rounds of :mod:`tastypie_djony.verify.timing`
+(``-`` where too few rounds ran), and which path serves the DjonyResource side's
+JSON lists and details (:func:`served_line`: the plans, or Tastypie's general path
+and why).  :func:`as_json` is the same as data, for ``--json``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 from tastypie_djony.verify.differences import answer_difference
 from tastypie_djony.verify.running import Outcome
+from tastypie_djony.verify.timing import Speed, median_speedup
 
 SIDES = ("ModelResource", "DjonyResource")
 
@@ -30,6 +33,10 @@ class ResourceSummary:
     outcomes: list[Outcome] = field(default_factory=list)
     #: Requests the command could not send: (the request, what it raised).
     not_sent: list[tuple[str, str]] = field(default_factory=list)
+    #: The timed rounds' figures (``None``: too few rounds, or none timed).
+    speed: Speed | None = None
+    #: Page kind -> the path serving the DjonyResource side's JSON pages of it.
+    served_by: dict[str, str] = field(default_factory=dict)
 
     @property
     def different(self) -> list[Outcome]:
@@ -53,8 +60,10 @@ class ResourceSummary:
         return [o for o in self.writes if all(a.status < 300 for a in o.answers.values())]
 
     def median_ms(self, side: str) -> float | None:
-        times = [o.answers[side].seconds for o in self.outcomes]
-        return 1000 * statistics.median(times) if times else None
+        """The timed rounds' median ms of ``side`` (``None`` without enough rounds)."""
+        if self.speed is None:
+            return None
+        return self.speed.model_ms if side == "ModelResource" else self.speed.djony_ms
 
     def by_kind(self) -> dict[str, tuple[float, float]]:
         """Median milliseconds of each side per kind of request (list, detail, ...)."""
@@ -70,20 +79,18 @@ class ResourceSummary:
         }
 
     def where_the_time_goes(self) -> str | None:
-        """For a resource DjonyResource serves more slowly: the speed-up per kind of request."""
-        speed = self.speedup()
-        if speed is None or speed >= 1:
+        """For a resource DjonyResource served more slowly in nine rounds of ten: where."""
+        if self.speed is None or not self.speed.slower:
             return None
-        parts = [
-            f"{kind} {model / djony:.1f}x ({model:.2f} / {djony:.2f} ms)"
-            for kind, (model, djony) in sorted(self.by_kind().items())
-            if djony
-        ]
-        return f"{self.uri}: DjonyResource is slower here; by request: " + ", ".join(parts)
+        paths = "; ".join(f"{page}s: {path}" for page, path in self.served_by.items())
+        return (
+            f"{self.uri}: DjonyResource is slower here ({self.speed.speedup:.2f}x, "
+            f"{self.speed.low:.2f}-{self.speed.high:.2f} over {self.speed.rounds} rounds)"
+            + (f"; {paths}" if paths else "")
+        )
 
     def speedup(self) -> float | None:
-        model, djony = self.median_ms("ModelResource"), self.median_ms("DjonyResource")
-        return model / djony if model and djony else None
+        return self.speed.speedup if self.speed is not None else None
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -102,6 +109,8 @@ class ResourceSummary:
             "not_sent": len(self.not_sent),
             "median_ms": {side: _round(self.median_ms(side)) for side in SIDES},
             "speedup": _round(self.speedup()),
+            "timing": self.speed.as_json() if self.speed is not None else None,
+            "served_by": dict(self.served_by),
             "median_ms_by_request": {
                 kind: dict(zip(SIDES, map(_round, times), strict=True))
                 for kind, times in sorted(self.by_kind().items())
@@ -131,7 +140,7 @@ def table(summaries: Iterable[ResourceSummary], writes: bool = False) -> str:
     rows = [
         ("resource", "requests", "identical", "different", "improved", "volatile",
          *(("writes ok",) if writes else ()), "ModelResource ms", "DjonyResource ms",
-         "speed-up"),
+         "speed-up", "p10-p90", "lists / details by"),
     ]  # fmt: skip
     for summary in summaries:
         data = summary.as_json()
@@ -152,6 +161,8 @@ def table(summaries: Iterable[ResourceSummary], writes: bool = False) -> str:
                 _ms(data["median_ms"]["ModelResource"]),
                 _ms(data["median_ms"]["DjonyResource"]),
                 f"{speed:.1f}x" if speed else "-",
+                f"{summary.speed.low:.1f}-{summary.speed.high:.1f}" if summary.speed else "-",
+                " / ".join(_short(summary.served_by.get(page, "")) for page in ("list", "detail")),
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
@@ -162,6 +173,42 @@ def table(summaries: Iterable[ResourceSummary], writes: bool = False) -> str:
         ]
         lines.append("  ".join(cells))
     return "\n".join(lines)
+
+
+#: A path's name in the table (the full text, with the reason, in :func:`served_line`).
+SHORT = {"the row-built plan": "rows", "the bundle plan": "bundles"}
+
+
+def _short(path: str) -> str:
+    if not path:
+        return "-"
+    return SHORT.get(path, "general")
+
+
+def served_line(summary: ResourceSummary) -> str | None:
+    """Why the DjonyResource side's lists or details take Tastypie's general path, if they do."""
+    general = [
+        f"{page}s: {path.split(': ', 1)[1]}"
+        for page, path in summary.served_by.items()
+        if _short(path) == "general"
+    ]
+    if not general:
+        return None
+    return f"general path: {summary.uri}: " + "; ".join(general)
+
+
+def speedup_line(summaries: Iterable[ResourceSummary]) -> str | None:
+    """The median speed-up over the resources timed, with their 10th-90th percentile."""
+    speeds = [summary.speed for summary in summaries if summary.speed is not None]
+    found = median_speedup(speeds)
+    if found is None:
+        return None
+    median, low, high = found
+    return (
+        f"DjonyResource's median speed-up over {len(speeds)} resources timed: {median:.2f}x "
+        f"(10th-90th percentile of the resources: {low:.2f}x-{high:.2f}x; each resource's "
+        f"from {speeds[0].rounds} interleaved rounds)"
+    )
 
 
 def _ms(value: float | None) -> str:

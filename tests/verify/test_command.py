@@ -19,6 +19,7 @@ from tastypie_djony.management.commands.djony_verify import Command
 from tastypie_djony.resources import DjonyResource
 from tastypie_djony.verify import discovery, twins
 from tests.testapp.models import Country, Tag
+from tests.verify.helpers import untimed
 
 pytestmark = pytest.mark.django_db
 
@@ -82,7 +83,7 @@ def rows():
 def verify(*args: str) -> tuple[str, CommandError | None]:
     out = StringIO()
     try:
-        call_command(Command(), *args, stdout=out, stderr=StringIO())
+        call_command(Command(), *untimed(args), stdout=out, stderr=StringIO())
     except CommandError as error:
         return out.getvalue(), error
     return out.getvalue(), None

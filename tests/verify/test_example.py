@@ -39,10 +39,13 @@ def test_example_verifies_clean_as_demo(demo):
     """As the demo user: the tutorial's resources read with an API key."""
     out = StringIO()
     call_command(
-        Command(), "--user", "demo", "--max-requests", "400", stdout=out, stderr=StringIO()
-    )
+        Command(), "--user", "demo", "--max-requests", "400", "--rounds", "5",
+        "--timing-seconds", "60", stdout=out, stderr=StringIO(),
+    )  # fmt: skip
     text = out.getvalue()
     assert text.splitlines()[-1] == "Every answer is the same on both bases."
+    assert "DjonyResource's median speed-up over " in text  # timed in interleaved rounds
+    assert "lists / details by" in text
     for uri in ("/api/v2/auth/user/", "/api/v3/auth/user/", "/api/v3/auth/permission/",
                 "/api/v2/entry/", "/api/v3/entry/", "/api/v3/author/"):  # fmt: skip
         assert f"\n{uri} (" in text
@@ -53,7 +56,7 @@ def test_example_writes_as_the_demo_user_change_nothing(demo):
     out = StringIO()
     call_command(
         Command(), "--writes", "--user", "demo", "--resource", "/api/v3/auth/user/",
-        "--max-requests", "40", stdout=out, stderr=StringIO(),
+        "--max-requests", "40", "--timing-seconds", "0", stdout=out, stderr=StringIO(),
     )  # fmt: skip
     assert "Every answer is the same on both bases." in out.getvalue()
     after = list(User.objects.order_by("pk").values_list("pk", "username", "first_name"))

@@ -38,7 +38,15 @@ from django.test.utils import override_settings
 from django.utils.module_loading import import_string
 
 import tastypie_djony
-from tastypie_djony.verify import credentials, discovery, generation, report, running, verdict
+from tastypie_djony.verify import (
+    credentials,
+    discovery,
+    generation,
+    report,
+    running,
+    timing,
+    verdict,
+)
 from tastypie_djony.verify.differences import decode_json
 from tastypie_djony.verify.progress import Progress
 from tastypie_djony.verify.targets import Target
@@ -117,6 +125,19 @@ class Command(BaseCommand):
             help="only resources whose list URI starts with this (repeatable)",
         )
         parser.add_argument("--show", type=int, default=5, help="differences shown (5)")
+        parser.add_argument(
+            "--rounds",
+            type=int,
+            default=15,
+            help="rounds of the timing (default 15): each resource's identical GETs, both "
+            "sides interleaved",
+        )
+        parser.add_argument(
+            "--timing-seconds",
+            type=float,
+            default=120.0,
+            help="at most this long for the timing (default 120; 0: no timing)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         alias = options["database"]
@@ -124,9 +145,11 @@ class Command(BaseCommand):
             raise CommandError(
                 f"--database {alias!r}: not in DATABASES ({', '.join(connections)})."
             )
-        for name in ("max_requests", "seconds", "sample"):
+        for name in ("max_requests", "seconds", "sample", "rounds"):
             if options[name] <= 0:
                 raise CommandError(f"--{name.replace('_', '-')} must be positive.")
+        if options["timing_seconds"] < 0:
+            raise CommandError("--timing-seconds must not be negative.")
         if options["from_log"] and not Path(options["from_log"]).is_file():
             raise CommandError(f"--from-log {options['from_log']}: no such file.")
         host = options["host"] or "testserver"
@@ -213,6 +236,11 @@ class Command(BaseCommand):
             credentials.VerifyBackend.user = None
         if bar:
             bar.close()
+        self.step = "timing the answers"
+        self._time(summaries, by_uri, runner, options)
+        self.step = "telling which path serves each resource"
+        for target in targets:
+            summaries[target.uri].served_by = _served_by(target)
         self.step = "writing the report"
         compared = []
         for target in targets:
@@ -349,6 +377,25 @@ class Command(BaseCommand):
         targets[:] = ledger.keep(targets, "its requests cannot be made", plan)
         targets[:] = ledger.keep(targets, "the first request raised", warm_up)
 
+    def _time(self, summaries: dict, by_uri: dict, runner: running.Runner, options: dict) -> None:
+        """Each resource's speed (:mod:`tastypie_djony.verify.timing`), within --timing-seconds."""
+        if not options["timing_seconds"]:
+            return
+        chosen = {}
+        for uri, summary in summaries.items():
+            sides = sorted(by_uri[uri].sides, key=lambda side: side.base != "ModelResource")
+            requests = timing.picked(
+                summary.outcomes, lambda request, uri=uri: report.request_kind(request, uri)
+            )
+            chosen[uri] = [(request, sides) for request in requests]
+
+        def send(side: Any, request: Any) -> float:
+            return runner.send(side, request)[0].seconds
+
+        deadline = time.monotonic() + options["timing_seconds"]
+        for uri, speed in timing.time_requests(send, chosen, options["rounds"], deadline).items():
+            summaries[uri].speed = speed
+
     def _logged(self, targets: list, options: dict[str, Any]) -> list[list[generation.Request]]:
         """``--from-log``: the logged GET paths, per resource."""
         if not options["from_log"]:
@@ -381,7 +428,8 @@ class Command(BaseCommand):
         reasons = [str(n) for n in not_compared]
         not_sent = [(s.uri, *entry) for s in summaries for entry in s.not_sent]
         slower = [s.where_the_time_goes() for s in summaries]
-        lines = [*(f"not compared: {why}" for why in reasons)]
+        served = [line for line in map(report.served_line, summaries) if line]
+        lines = [*(f"not compared: {why}" for why in reasons), *served]
         lines += [*(f"related kept: {k}" for k in kept), *notes]
         lines += [f"not sent: {request}: {why}" for _, request, why in not_sent]
         for note in [*lines, *(line for line in slower if line)]:
@@ -414,11 +462,22 @@ class Command(BaseCommand):
             )  # fmt: skip
             Path(options["json"]).write_text(json.dumps(data, indent=2) + "\n")
             out.write(f"\nWrote {options['json']}")
+        speedup = report.speedup_line(summaries)
+        if speedup:
+            out.write(f"\n{speedup}")
         if not failed:
             out.write("\nEvery answer is the same on both bases.")
         if uncompared:
             out.write(uncompared)
         return failed
+
+
+def _served_by(target: Target) -> dict[str, str]:
+    """Which path serves the DjonyResource side's JSON lists and details (the original's or
+    its twin's)."""
+    djony = target.resource if target.base == "DjonyResource" else target.stand_in
+    served = getattr(djony, "served_by", None)
+    return served() if served is not None else {}
 
 
 def _error_handling_notes(summaries: list[report.ResourceSummary]) -> list[str]:

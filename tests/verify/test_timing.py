@@ -1,0 +1,60 @@
+"""djony_verify's speed figures: interleaved rounds, a median of paired ratios, a spread.
+
+A figure comes only from enough rounds; a resource is called slower only when
+DjonyResource was slower in nine rounds of ten; the summary is the median over resources.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+from tastypie_djony.verify.timing import MIN_ROUNDS, Speed, median_speedup, time_requests
+
+
+def _sender(seconds: dict):
+    """A ``send`` answering each side's time from ``seconds`` (side -> iterator)."""
+    calls = []
+
+    def send(side, request):
+        calls.append((side, request))
+        return next(seconds[(side, request)])
+
+    return send, calls
+
+
+def test_both_sides_of_every_request_each_round_and_the_median_of_paired_ratios() -> None:
+    seconds = {
+        ("mr", "a"): itertools.cycle([0.004, 0.004, 0.040]),  # one slow round of ModelResource
+        ("dj", "a"): itertools.cycle([0.002]),
+        ("mr", "b"): itertools.cycle([0.003]),
+        ("dj", "b"): itertools.cycle([0.001]),
+    }
+    send, calls = _sender(seconds)
+    requests = {"/r/": [("a", ["mr", "dj"]), ("b", ["mr", "dj"])]}
+    (speed,) = time_requests(send, requests, rounds=9, deadline=time.monotonic() + 60).values()
+    assert len(calls) == 9 * 2 * 2
+    assert speed.rounds == 9 and speed.requests == 2
+    assert speed.speedup == 2.5  # the median of a's 2.0 and b's 3.0, the slow round ignored
+    assert speed.low <= 2.0 and speed.high >= 3.0
+    assert not speed.slower
+
+
+def test_too_few_rounds_give_no_figure() -> None:
+    send, _ = _sender(
+        {("mr", "a"): itertools.cycle([0.001]), ("dj", "a"): itertools.cycle([0.002])}
+    )
+    requests = {"/r/": [("a", ["mr", "dj"])]}
+    speeds = time_requests(send, requests, rounds=MIN_ROUNDS - 1, deadline=time.monotonic() + 60)
+    assert speeds == {"/r/": None}
+    speeds = time_requests(send, requests, rounds=MIN_ROUNDS, deadline=time.monotonic() - 1)
+    assert speeds == {"/r/": None}  # the deadline passed before the first round
+
+
+def test_slower_only_when_nine_rounds_of_ten_say_so_and_the_median_over_resources() -> None:
+    assert Speed(0.7, 0.5, 0.9, 1, 1.4, requests=2, rounds=10).slower
+    assert not Speed(0.7, 0.5, 1.1, 1, 1.4, requests=2, rounds=10).slower
+    speeds = [Speed(x, x, x, 1, 1, requests=1, rounds=10) for x in (1.0, 2.0, 3.0, 4.0, 10.0)]
+    median, low, high = median_speedup(speeds)
+    assert median == 3.0 and low < 2.0 and high > 4.0
+    assert median_speedup([]) is None
