@@ -232,8 +232,8 @@ class DjonyObjectList(RecordedQuerySet):
         compiled = kept(selected) if kept is not None and not extras else None
         if compiled is not None:
             kept_query, params = compiled
-            sql, compiler = kept_query.sql, kept_query.compiler()
-            expressions = kept_query.expressions
+            sql = kept_query.sql
+            compiler, every = kept_query.converters()
         else:
             values = queryset.values_list(*selected)
             compiler = values.query.get_compiler(values.db)
@@ -242,13 +242,10 @@ class DjonyObjectList(RecordedQuerySet):
             except EmptyResultSet:
                 return [], self._adopt_objects(list)
             expressions = [column[0] for column in compiler.select[: compiler.col_count]]
+            every = compiler.get_converters(expressions)
         raw = self._in_session(lambda: self._execute(sql, params).fetchall())
         positions = [selected.index(name) for name in wanted]
-        converters = {
-            index: converter
-            for index, converter in compiler.get_converters(expressions).items()
-            if index in positions
-        }
+        converters = {index: found for index, found in every.items() if index in positions}
         converted = compiler.apply_converters(raw, converters) if converters else raw
         rows = [tuple(row[i] for i in positions) for row in converted]
 
@@ -260,8 +257,7 @@ class DjonyObjectList(RecordedQuerySet):
         extras_at = len(columns)
 
         def objects() -> list[Any]:
-            all_converters = compiler.get_converters(expressions)
-            values = compiler.apply_converters(raw, all_converters) if all_converters else raw
+            values = compiler.apply_converters(raw, every) if every else raw
             found = []
             for row in values:
                 obj = build(db, init_list, row[:width])

@@ -51,7 +51,7 @@ def test_served_by_the_bundle_plan(name):
     assert resource("zf", name).list_plan(request()) is None
     assert isinstance(resource("zf", name).bundle_plan(request()), BundlePlan)
     assert resource("zg", name).bundle_plan(request()) is None
-    assert resource("zf", name).bundle_plan(request("/?format=xml")) is None
+    assert isinstance(resource("zf", name).bundle_plan(request("/?format=xml")), BundlePlan)
 
 
 @pytest.fixture

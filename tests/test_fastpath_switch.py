@@ -57,8 +57,13 @@ def test_details_with_an_authorization_hook_take_the_bundle_plan(name):
     assert type(resource("zf", name).detail_plan(request())) is BundlePlan
 
 
-def test_other_formats_are_declined():
-    assert resource("zf", "animal").list_plan(request("/?format=xml")) is None
+def test_every_format_the_serializer_writes_is_served_by_the_plans():
+    """XML, YAML, plist and JSONP: the serializer writes the plan's page data."""
+    from tastypie_djony.serve.plans import RowPlan
+
+    animal = resource("zf", "animal")
+    for query in ("?format=xml", "?format=yaml", "?format=plist", "?callback=f"):
+        assert type(animal.list_plan(request(f"/{query}"))) is RowPlan, query
 
 
 def _tampered(monkeypatch):

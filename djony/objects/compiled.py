@@ -19,11 +19,12 @@ answers ``None`` otherwise, and the caller compiles per request as Django does.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet, FullResultSet
-from django.db import models
+from django.db import connections, models
 from django.db.models.lookups import Exact, Lookup
 from django.db.models.sql.where import WhereNode
 
@@ -123,6 +124,9 @@ class OneValueQuery:
         self.position = position
         self.lookup = lookup
         self.fragment = fragment
+        #: Django's connection of this thread -> a compiler of the query on it, and the
+        #: converters of its selected expressions (what Django's own query applies).
+        self._converters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     @classmethod
     def compile(
@@ -187,7 +191,7 @@ class OneValueQuery:
         if lookup is None:
             return None
         try:
-            fragment, fragment_params = self.compiler().compile(lookup)
+            fragment, fragment_params = self.converters()[0].compile(lookup)
         except (EmptyResultSet, FullResultSet):
             return None  # e.g. an integer out of the column's range: Django's query decides
         if fragment != self.fragment or len(fragment_params) != 1:
@@ -199,6 +203,23 @@ class OneValueQuery:
     def compiler(self) -> Any:
         """A compiler of the kept query on this thread's connection (for converters)."""
         return self.query.get_compiler(self.alias)
+
+    def converters(self) -> tuple[Any, dict]:
+        """A compiler of the kept query on this thread's connection and its converters.
+
+        Made once per connection object (Django keeps one per thread and alias): they are
+        the field's ``from_db_value`` and the backend's converters of the selected
+        expressions, which no request changes.
+        """
+        connection = connections[self.alias]
+        found = self._converters.get(connection)
+        if found is None:
+            compiler = self.compiler()
+            found = self._converters[connection] = (
+                compiler,
+                compiler.get_converters(self.expressions),
+            )
+        return found
 
 
 def exact_for(lookup: Lookup, value: Any) -> Lookup | None:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet
-from django.db import models
+from django.db import connections, models
 from django.db.models.query import ModelIterable
 from pony.orm import db_session
 from pony.orm.core import local as pony_local
@@ -51,10 +51,20 @@ class RowReader:
         return compiler.as_sql()
 
     def _execute(self, sql: str, params: Any) -> Any:
-        """Run ``sql`` on Pony's session connection; override to translate errors."""
-        cache = self.entity._database_._get_cache()
-        connection = cache.prepare_connection_for_query_execution()  # flushes Pony's writes
-        cursor = connection.cursor()
+        """Run ``sql`` on Django's connection of the list's database; override to translate
+        errors.
+
+        Pony's session shares that connection; when it holds changes not yet written
+        (objects assigned or created through ``Model.p`` in this session), they are
+        written first, through Pony, so the query sees them.
+        """
+        if pony_local.db_session is not None:
+            cache = self.entity._database_._get_cache()
+            if cache.modified:
+                cursor = cache.prepare_connection_for_query_execution().cursor()  # flushes
+                cursor.execute(sql, params)
+                return cursor
+        cursor = connections[self.queryset.db].cursor()
         cursor.execute(sql, params)
         return cursor
 
@@ -78,8 +88,7 @@ class RowReader:
         query on this thread's connection.
         """
         rows = self._in_session(lambda: self._execute(sql, params).fetchall())
-        compiler = compiled.compiler()
-        converters = compiler.get_converters(compiled.expressions)
+        compiler, converters = compiled.converters()
         if converters:
             rows = [tuple(row) for row in compiler.apply_converters(rows, converters)]
         return rows

@@ -1,7 +1,8 @@
 """Which plan serves a read request: the one place that decides it.
 
 A plan serves a request when the resource lets plans serve it (``Meta.fast_path``,
-default ``True``), the request asks for JSON, and a plan of that kind could be built for
+default ``True``), the request asks for a format its serializer writes (Tastypie's own
+``Serializer`` class: a plan declines another), and a plan of that kind could be built for
 the resource's page kind: built once per resource and kept (a refusal too, with its
 reason, :func:`declined`).  A list page takes the row-built plan, else the bundle plan.
 A detail takes the row-built plan when its authorization needs no object
@@ -36,11 +37,26 @@ def built(resource: Any, base: type, kind: type, for_list: bool) -> Any:
 
 
 def plan_for(resource: Any, base: type, kind: type, request: Any, for_list: bool) -> Any:
-    """The plan of ``kind`` serving ``request``, or ``None`` (Tastypie's general path)."""
-    if not plannable(resource) or resource.determine_format(request) != "application/json":
+    """The plan of ``kind`` serving ``request``, or ``None`` (Tastypie's general path).
+
+    Every format Tastypie's ``Serializer`` writes (JSON, JSONP, XML, YAML, plist): a plan
+    gives Tastypie's page data, which the serializer writes as it writes the general
+    path's (JSON straight from the simple values, :mod:`tastypie_djony.convert`).
+    """
+    if not plannable(resource):
         return None
     plan = built(resource, base, kind, for_list)
-    return None if isinstance(plan, Declined) else plan
+    if isinstance(plan, Declined):
+        return None
+    serializer = resource._meta.serializer
+    if resource.determine_format(request) not in served_formats(serializer):
+        return None
+    return plan
+
+
+def served_formats(serializer: Any) -> frozenset[str]:
+    """The content types ``serializer`` (Tastypie's own class) writes."""
+    return frozenset(serializer.get_mime_for_format(name) for name in serializer.formats)
 
 
 def list_plan(resource: Any, base: type, request: Any) -> Any:

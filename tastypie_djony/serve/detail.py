@@ -23,6 +23,7 @@ from django.db.models.lookups import Exact
 from django.db.models.sql.where import WhereNode
 from django.http import HttpResponse
 from tastypie import http
+from tastypie.bundle import Bundle
 from tastypie.exceptions import NotFound
 from tastypie.utils.mime import build_content_type
 
@@ -106,6 +107,10 @@ def filtered_list(resource: Any, base: type, request: Any, applicable: dict) -> 
     return unfiltered._chain(chained)
 
 
+def _json(body: str) -> HttpResponse:
+    return HttpResponse(body, content_type=build_content_type("application/json"))
+
+
 def _leaves(node: Any) -> int:
     """How many conditions a where tree holds."""
     if not isinstance(node, WhereNode):
@@ -182,8 +187,12 @@ def serve_detail(
         resource.authorized_read_detail(
             object_list, checked if checked is not None else resource.build_bundle(request=request)
         )
+    json = resource.determine_format(request) == "application/json"
     if not bundles:
-        body = render_json(found[0])
+        if json:
+            response = _json(render_json(found[0]))
+        else:  # the serializer writes the bundle Tastypie's get_detail hands it
+            response = resource.create_response(request, Bundle(data=found[0], request=request))
     else:
         if checked.holds_its_row():
             bundle = plan.dehydrate_row(found, 0, request)
@@ -192,8 +201,10 @@ def serve_detail(
                 resource.build_bundle(obj=checked.obj, request=request)
             )
         bundle = resource.alter_detail_data_to_serialize(request, bundle)
-        body = render_json(simple(bundle, resource._meta.serializer, {}))
-    response = HttpResponse(body, content_type=build_content_type("application/json"))
+        if json:
+            response = _json(render_json(simple(bundle, resource._meta.serializer, {})))
+        else:
+            response = resource.create_response(request, bundle)
     if verifying():
         check_same_answer(resource, request, response, general())
     return response

@@ -3,7 +3,9 @@
 Filtering, authorization (``authorized_read_list`` runs on every page), sorting and
 pagination are Tastypie's own code on the object list; only the page's objects are
 served by the plan: straight to simple values by the row-built plan, or as
-dehydrated bundles (hooks called where Tastypie calls them) by the bundle plan.  A page
+dehydrated bundles (hooks called where Tastypie calls them) by the bundle plan, written
+as JSON here, or by the resource's ``create_response`` (Tastypie's serializer) in the
+other formats.  A page
 that is not an unevaluated query, or a row the plan cannot reproduce, is answered by
 ``general(page)``: Tastypie's own dehydration of the same page.
 """
@@ -14,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpResponse
+from tastypie.bundle import Bundle
 from tastypie.utils.mime import build_content_type
 
 from tastypie_djony.convert import render_json, simple
@@ -44,23 +47,33 @@ def serve_list(
     page = paginator.page()
     collection = meta.collection_name
     object_list = page[collection]
+    json = resource.determine_format(request) == "application/json"
     try:
         check_rows_serve(object_list)
         if isinstance(plan, BundlePlan):
             served = dict(page)
             served[collection] = plan.bundles(object_list, request)
-            data = simple(
-                resource.alter_list_data_to_serialize(request, served), meta.serializer, {}
-            )
+            data = resource.alter_list_data_to_serialize(request, served)
+            if json:
+                data = simple(data, meta.serializer, {})
         else:
             rows = plan.objects(object_list)
-            data = meta.serializer.to_simple(
-                {key: value for key, value in page.items() if key != collection}, None
-            )
-            data[collection] = rows
+            if json:
+                data = meta.serializer.to_simple(
+                    {key: value for key, value in page.items() if key != collection}, None
+                )
+                data[collection] = rows
+            else:  # the serializer writes bundles as Tastypie's page holds them
+                data = dict(page)
+                data[collection] = [Bundle(data=row, request=request) for row in rows]
     except Fallback:
         return general(page)
-    response = HttpResponse(render_json(data), content_type=build_content_type("application/json"))
+    if json:
+        response = HttpResponse(
+            render_json(data), content_type=build_content_type("application/json")
+        )
+    else:
+        response = resource.create_response(request, data)
     if verifying():
         check_same_answer(resource, request, response, general(page))
     return response

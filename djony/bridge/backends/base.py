@@ -26,7 +26,7 @@ from __future__ import annotations
 import enum
 from typing import Any, ClassVar
 
-from django.db import DataError
+from django.db import DataError, OperationalError, ProgrammingError
 
 
 class ReadRefusal(enum.Enum):
@@ -91,16 +91,16 @@ class Backend:
 
         ``None`` when it is no refusal of the client's input (a real error, to be
         raised).  The driver's exceptions are those of the module the connection
-        uses; override :meth:`refused_pattern` and :meth:`refused_value_type` for
-        the database's own codes.
+        uses, or Django's wrapping of them (a query run on Django's cursor); override
+        :meth:`refused_pattern` and :meth:`refused_value_type` for the database's own codes.
         """
         driver = self.provider(django_connection).dbapi_module
         if isinstance(exc, (DataError, ValueError, OverflowError, driver.DataError)):
             return ReadRefusal.VALUE
-        if isinstance(exc, driver.OperationalError):
+        if isinstance(exc, (OperationalError, driver.OperationalError)):
             return ReadRefusal.PATTERN if self.refused_pattern(exc) else None
-        if isinstance(exc, driver.ProgrammingError) and self.refused_value_type(exc):
-            return ReadRefusal.VALUE_TYPE
+        if isinstance(exc, (ProgrammingError, driver.ProgrammingError)):
+            return ReadRefusal.VALUE_TYPE if self.refused_value_type(exc) else None
         return None
 
     def refused_value_type(self, exc: BaseException) -> bool:

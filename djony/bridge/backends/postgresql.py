@@ -158,8 +158,7 @@ class PostgreSQLBackend(Backend):
         return exc
 
     def refused_value_type(self, exc: BaseException) -> bool:
-        code = getattr(exc, "sqlstate", None) or getattr(exc, "pgcode", None)
-        return code in TYPE_MISMATCH
+        return sqlstate(exc) in TYPE_MISMATCH
 
     def transaction_lost(self, django_connection: Any, errors: list[BaseException]) -> bool:
         """PostgreSQL aborts a transaction at its first failed statement.
@@ -172,6 +171,15 @@ class PostgreSQLBackend(Backend):
         if raw is None:
             return True
         return int(raw.info.transaction_status) in (TRANSACTION_INERROR, TRANSACTION_UNKNOWN)
+
+
+def sqlstate(exc: BaseException) -> str | None:
+    """The SQLSTATE of a driver's error, or of the one Django's error wraps."""
+    for error in (exc, exc.__cause__):
+        code = getattr(error, "sqlstate", None) or getattr(error, "pgcode", None)
+        if code:
+            return code
+    return None
 
 
 backend = PostgreSQLBackend()
