@@ -6,7 +6,8 @@ does; every path asks here:
 * :func:`overridden_hooks`: which of the page-shaping methods (:data:`HOOKS`) the
   resource's class overrides (the plans);
 * :func:`stock_uris`: whether a resource's URIs come from Tastypie's URI methods
-  alone, so that a URI is a function of the key (:mod:`tastypie_djony.uris`);
+  alone (custom endpoints of its own beside them), so that a URI is a function of the
+  key (:mod:`tastypie_djony.uris`);
 * :func:`reads_meta_queryset`: whether its object list is ``Meta.queryset`` as it
   is (kept detail SQL, :mod:`tastypie_djony.serve.detail`);
 * :func:`detail_authorization`: what a detail's authorization needs to see (nothing,
@@ -90,9 +91,40 @@ def stock_uri_method(method: Callable) -> Callable:
     return method
 
 
-def stock_uris(cls: type) -> bool:
-    """Whether every URI method of ``cls`` is Tastypie's own (or marked as equivalent)."""
-    return all(getattr(cls, name, None) in _STOCK_URI_METHODS[name] for name in URI_METHODS)
+#: The URI methods that add URL patterns: patterns of their own change a detail URI only
+#: when one of them is Tastypie's detail URL name (a slug detail, say); custom endpoints
+#: of other names leave the URIs Tastypie's.
+URL_ADDING = ("prepend_urls", "override_urls")
+
+#: The name ``get_resource_uri`` reverses for a detail.
+DETAIL_URL = "api_dispatch_detail"
+
+
+def stock_uris(resource: Any) -> bool:
+    """Whether ``resource``'s detail URIs are Tastypie's own function of the key.
+
+    Every URI method of its class is Tastypie's own (or marked as equivalent with
+    :func:`stock_uri_method`), but for ``prepend_urls``/``override_urls`` whose patterns
+    add endpoints without a pattern of Tastypie's detail URL name.
+    """
+    cls = type(resource)
+    for name in URI_METHODS:
+        if getattr(cls, name, None) in _STOCK_URI_METHODS[name]:
+            continue
+        if name not in URL_ADDING or _names_detail_url(getattr(resource, name)()):
+            return False
+    return True
+
+
+def _names_detail_url(patterns: list) -> bool:
+    """Whether ``patterns`` (included ones too) hold one named as Tastypie's detail URL."""
+    for pattern in patterns:
+        if getattr(pattern, "name", None) == DETAIL_URL:
+            return True
+        inner = getattr(pattern, "url_patterns", None)
+        if inner is not None and _names_detail_url(inner):
+            return True
+    return False
 
 
 def reads_meta_queryset(resource: Any, base: type) -> bool:

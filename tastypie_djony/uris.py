@@ -8,7 +8,8 @@ Tastypie builds a detail URI with ``get_resource_uri(obj)``:
 
 * whether the URI is a function of the ``detail_uri_name`` value alone, so the row-built
   paths may build it without an object (:attr:`DetailUris.from_key`): only when every URI
-  method is Tastypie's own (or ``NamespacedModelResource``'s ``_build_reverse_url``);
+  method is Tastypie's own (or ``NamespacedModelResource``'s ``_build_reverse_url``), a
+  ``prepend_urls`` that adds endpoints of other names than Tastypie's detail URL included;
 * which model field holds that value (:meth:`DetailUris.key_field`);
 * a builder ``value -> URI`` for the current request (:meth:`DetailUris.builder`), which
   reverses once per URLconf, script prefix, language and namespace with a sentinel key and
@@ -55,7 +56,7 @@ class DetailUris:
     def __init__(self, resource: Any) -> None:
         self.resource = resource
         #: URIs built from the ``detail_uri_name`` value alone (no object needed).
-        self.from_key = stock_uris(type(resource))
+        self.from_key = stock_uris(resource)
         #: URL prefix and suffix per script prefix, URLconf, language ... (see :meth:`_template`).
         self._parts: BoundedCache = BoundedCache()
 

@@ -86,6 +86,47 @@ def build_api(api_name: str, base: type) -> Api:
             fields = ["id", "name", "country"]
             authorization = Authorization()
 
+    class SearchableAuthorResource(ProjectBase):
+        """A custom endpoint beside Tastypie's URLs: its URIs stay Tastypie's own."""
+
+        country = fields.ToOneField(CountryResource, "country", null=True)
+
+        class Meta:
+            queryset = Author.objects.order_by("id")
+            resource_name = "searchable"
+            fields = ["id", "name", "country"]
+            authorization = Authorization()
+
+        def prepend_urls(self):
+            return [
+                re_path(
+                    rf"^(?P<resource_name>{self._meta.resource_name})/find{trailing_slash}$",
+                    self.wrap_view("find"),
+                    name="api_find_author",
+                )
+            ]
+
+        def find(self, request, **kwargs):
+            return self.get_list(request, **kwargs)
+
+    class CountryByCodeResource(ProjectBase):
+        """A detail URL of its own, by code: its URIs are the resource's to build."""
+
+        class Meta:
+            queryset = Country.objects.order_by("id")
+            resource_name = "bycode"
+            detail_uri_name = "code"
+            authorization = Authorization()
+
+        def prepend_urls(self):
+            return [
+                re_path(
+                    rf"^(?P<resource_name>{self._meta.resource_name})/(?P<code>[a-z]+){trailing_slash}$",
+                    self.wrap_view("dispatch_detail"),
+                    name="api_dispatch_detail",
+                )
+            ]
+
     class PlainResource(Resource):
         """A plain ``Resource`` registered beside them."""
 
@@ -93,7 +134,14 @@ def build_api(api_name: str, base: type) -> Api:
             resource_name = "plain"
 
     api = Api(api_name=api_name)
-    for resource in (SearchResource, CountryResource, AuthorResource, PlainResource):
+    for resource in (
+        SearchResource,
+        CountryResource,
+        AuthorResource,
+        SearchableAuthorResource,
+        CountryByCodeResource,
+        PlainResource,
+    ):
         api.register(resource())
     return api
 
@@ -110,6 +158,11 @@ REQUESTS = [
     "author/1/",
     "author/schema/",
     "plain/schema/",
+    "searchable/",
+    "searchable/1/",
+    "searchable/find/",
+    "bycode/",
+    "bycode/fr/",
     "",
 ]
 
@@ -157,3 +210,14 @@ def test_a_model_less_resource_is_served_by_tastypie():
     assert resource._meta.object_class is None
     assert isinstance(resource, DjonyResource)
     assert [p.name for p in resource.urls][0] == "api_search"
+
+
+def test_custom_endpoints_keep_the_plans_a_detail_url_of_its_own_builds_uris_itself():
+    from tastypie_djony.uris import uris_of
+
+    api = build_api("wa8", DjonyResource)
+    searchable = api.canonical_resource_for("searchable")
+    by_code = api.canonical_resource_for("bycode")
+    assert uris_of(searchable).from_key
+    assert searchable.served_by() == {"list": "the row-built plan", "detail": "the row-built plan"}
+    assert not uris_of(by_code).from_key
