@@ -10,7 +10,7 @@ import pytest
 
 from tests.patterns import testing
 from tests.patterns.testing import Reference, check_reference, check_twin, scenario
-from tests.write.test_differential import delete, get, patch, post, put
+from tests.write.harness import delete, get, patch, post, put
 
 transactional_db = testing.db_fixture()
 pytestmark = pytest.mark.usefixtures("transactional_db")

@@ -13,7 +13,7 @@ import pytest
 from tests.patterns import testing
 from tests.patterns.api import APIS
 from tests.patterns.testing import Reference, check_reference, check_twin, compare, scenario
-from tests.write.test_differential import delete, get, patch
+from tests.write.harness import delete, get, patch
 
 transactional_db = testing.db_fixture()
 pytestmark = pytest.mark.usefixtures("transactional_db")

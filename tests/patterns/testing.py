@@ -7,7 +7,7 @@ either API, starts from the same rows with the same keys, and a row created
 by a request gets the same key whichever API created it.
 
 A :class:`Scenario` is a sequence of requests (``/API/`` standing for the
-API prefix, as in :mod:`tests.write.test_differential`, whose request
+API prefix, as in :mod:`tests.write.harness`, whose request
 helpers, normalisation and table comparison are reused here).  Each API runs
 it from freshly reset rows in autocommit; after every request every table of
 the app is read.  Two runs are the same when every response has the same
@@ -32,7 +32,7 @@ from django.utils import timezone
 
 from tests.patterns.seed import TOKENS, USER_IDS
 from tests.write.api import API_MARKER, _plain, api_client, send
-from tests.write.test_differential import (
+from tests.write.harness import (
     UUID_RE,
     Placeholders,
     Req,

@@ -22,7 +22,7 @@ from tests.patterns import api as patterns_api
 from tests.patterns import testing
 from tests.patterns.models import Critique, Label, Novel, PublishedManager
 from tests.write.api import send
-from tests.write.test_differential import get
+from tests.write.harness import get
 
 transactional_db = testing.db_fixture()
 pytestmark = pytest.mark.usefixtures("transactional_db")

@@ -17,15 +17,11 @@ import pytest
 from django.db import connection, models
 
 from tastypie_djony.write.refusals import blocked_delete_message
+from tests.differential.harness import TARGETS
 from tests.testapp.models import Author, Country, Protected
 from tests.write import api as write_api
 from tests.write.api import PUB_PENGUIN
-from tests.write.test_differential import (
-    CASES as DIFFERENTIAL_CASES,
-)
-from tests.write.test_differential import (
-    KNOWN_MODELRESOURCE_BUGS,
-    TARGETS,
+from tests.write.harness import (
     Bug,
     Case,
     Intended,
@@ -38,6 +34,8 @@ from tests.write.test_differential import (
     put,
     run_case,
 )
+from tests.write.test_differential import CASES as DIFFERENTIAL_CASES
+from tests.write.test_differential import KNOWN_MODELRESOURCE_BUGS
 
 transactional_db = write_api.write_db_fixture()  # see its docstring
 pytestmark = pytest.mark.usefixtures("transactional_db")

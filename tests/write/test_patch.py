@@ -8,17 +8,17 @@ to the other fields (a JSONField read back as the text of a dict, a
 FileField's name as its URL, a ``dehydrate_<field>`` value, an empty file as
 ``None``, a BinaryField as the text of its bytes) is never written.  Each
 case runs on ModelResource and DjonyResource; see
-:mod:`tests.write.test_differential` for how runs are compared.
+:mod:`tests.write.harness` for how runs are compared.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from tests.differential.harness import TARGETS
 from tests.testapp.models import AllTypes
 from tests.write import api as write_api
-from tests.write.test_differential import (
-    TARGETS,
+from tests.write.harness import (
     Case,
     case_adder,
     check_case,

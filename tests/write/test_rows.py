@@ -4,7 +4,7 @@ database changes, hooks that assign Django instances, and the errors of
 commit time.
 
 Each case runs on ModelResource and DjonyResource; see
-:mod:`tests.write.test_differential` for how runs are compared and how a
+:mod:`tests.write.harness` for how runs are compared and how a
 ModelResource bug (:class:`Bug`) is recorded.
 """
 
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.differential.harness import TARGETS
 from tests.testapp.models import AllTypes
 from tests.write import api as write_api
-from tests.write.test_differential import (
-    TARGETS,
+from tests.write.harness import (
     Bug,
     Case,
     Intended,
