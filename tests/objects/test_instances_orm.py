@@ -1,4 +1,4 @@
-"""Objects djony hands out are model instances to Django's ORM (issue 18).
+"""Objects djony hands out are model instances to Django's ORM.
 
 Each check runs on the Django instance and on the entity object of the same row,
 and both must give the same answer: ``isinstance``, lookups and assignments

@@ -1,4 +1,4 @@
-"""Corpus: model behaviour through a resource (issue 10).
+"""Corpus: model behaviour through a resource.
 
 Properties and methods as a field's ``attribute`` and in hooks (an abstract
 parent's, a mixin's), ``get_FOO_display``, ``include_absolute_url``, a custom

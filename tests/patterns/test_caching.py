@@ -1,4 +1,4 @@
-"""Corpus: ``Meta.cache = SimpleCache()`` (issue 10): details are cached, so
+"""Corpus: ``Meta.cache = SimpleCache()``: details are cached, so
 the objects must pickle; a write after a cached read, and a cached related
 object shown in full."""
 

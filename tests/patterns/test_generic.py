@@ -1,4 +1,4 @@
-"""Corpus: generic relations (issue 10): ``GenericForeignKeyField`` read,
+"""Corpus: generic relations: ``GenericForeignKeyField`` read,
 written (POST, PUT, PATCH to another model) and in the schema; a
 ``GenericRelation`` exposed as a to-many field; deleting the owner deletes
 its related rows as Django's collector does (a model without a

@@ -1,4 +1,4 @@
-"""Corpus: keys of every common shape (issue 10): a slug ``detail_uri_name``,
+"""Corpus: keys of every common shape: a slug ``detail_uri_name``,
 a UUID primary key, multi-table inheritance, a self-referential foreign key."""
 
 from __future__ import annotations

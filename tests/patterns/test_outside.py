@@ -1,4 +1,4 @@
-"""Corpus: resource methods called outside a request (issue 10), as in
+"""Corpus: resource methods called outside a request, as in
 Tastypie's cookbook ("Using your resource in regular views") and users' own
 tests: ``build_bundle``, ``obj_get``, ``obj_get_list``, ``cached_obj_get``,
 ``full_dehydrate``, ``obj_create``, ``obj_update``, ``obj_delete``,

@@ -1,4 +1,4 @@
-"""Corpus: per-user objects (issue 10).
+"""Corpus: per-user objects.
 
 ``read_list`` narrowed by ``owner=bundle.request.user``, details checked by
 ``bundle.obj.owner == bundle.request.user`` (and the other way round), the

@@ -1,4 +1,4 @@
-"""Corpus: ``get_object_list`` overrides (issue 10) returning
+"""Corpus: ``get_object_list`` overrides returning
 ``super().get_object_list(request)`` with ``filter()``, ``select_related()``,
 ``prefetch_related()`` and ``annotate()``.
 

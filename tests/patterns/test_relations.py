@@ -1,4 +1,4 @@
-"""Corpus: related managers in hooks and authorization (issue 10).
+"""Corpus: related managers in hooks and authorization.
 
 The QuerySet API hook code uses on ``bundle.obj.labels`` (a related model in
 its own ``Meta.ordering``) and ``bundle.obj.novel_set`` (Django's default

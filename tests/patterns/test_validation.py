@@ -1,5 +1,5 @@
 """Corpus: ``FormValidation`` and ``CleanedDataFormValidation`` with a
-ModelForm (issue 10), the related user as a URI and as nested data
+ModelForm, the related user as a URI and as nested data
 (``{"pk": ...}``), valid and invalid, on POST, PUT and PATCH."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Corpus: writes compared by rows (issue 10).
+"""Corpus: writes compared by rows.
 
 PATCH writes only what it changes (a JSONField, a FileField, a column a
 ``dehydrate_<field>`` hook changes on the way out, an empty ImageField, a

@@ -6,10 +6,10 @@ cases and very long strings.  Each entry is ``(name, raw)`` where ``raw`` is
 the exact byte string sent in a URL (already percent-encoded), so invalid
 UTF-8 and lone surrogates can be sent too.
 
-:func:`status_problem` is the rule of DESIGN.md ("DjonyResource better,
-never worse"): v3 never answers 500 where v2 does not; where v2 answers 500
-(a ModelResource bug) v3 answers 4xx; otherwise both answer the same status
-class.
+:func:`status_problem` is the rule of docs/reliability.md ("The rule v2 and
+v3 are held to": DjonyResource better, never worse): v3 never answers 500
+where v2 does not; where v2 answers 500 (a ModelResource bug) v3 answers 4xx;
+otherwise both answer the same status class.
 
 :class:`Sentinel` is the file that code smuggled into a request would create
 (``__import__('os').system('touch ...')``); it must never exist.

@@ -12,7 +12,7 @@ of writes.  For each request:
   run in a savepoint; the row counts are compared at the end anyway);
 * v3 never answers 500 where v2 does not; where v2 answers 500 (a
   ModelResource bug) v3 answers 4xx with an error message; otherwise the
-  two answer the same status class (DESIGN.md: better, never worse);
+  two answer the same status class (docs/reliability.md: better, never worse);
 * a failing v3 write changes no row.
 
 LIKE wildcards in ``contains``/``startswith``/... must match literally, as

@@ -1,4 +1,5 @@
-"""Each configuration issue 11 found, as a differential test over the zoo.
+"""Configurations under which the row-built path once answered otherwise than ModelResource,
+as differential tests over the zoo.
 
 ModelResource (``/zm/``) is the reference; DjonyResource with the fast path (``/zf/``, also
 checked by ``DJONY_VERIFY_FAST_PATH``) and without it (``/zg/``) must give the same status,

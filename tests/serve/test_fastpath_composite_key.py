@@ -1,5 +1,5 @@
 """A model with a ``CompositePrimaryKey`` (Django 5.2) is reported and left out; every other
-model keeps its entity (issue 11, "Models")."""
+model keeps its entity."""
 
 import pytest
 from django.apps import apps

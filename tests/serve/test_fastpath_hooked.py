@@ -1,4 +1,4 @@
-"""Resources with hooks on the bundle path (issue 12: :mod:`tastypie_djony.serve.plans`).
+"""Resources with hooks, served by the bundle plan (:mod:`tastypie_djony.serve.plans`).
 
 ModelResource (``/zm/``) is the reference for every answer; ``/zf/`` serves these through
 :class:`~tastypie_djony.serve.plans.BundlePlan` (``DJONY_VERIFY_FAST_PATH`` also renders its

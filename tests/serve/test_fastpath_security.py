@@ -1,4 +1,4 @@
-"""Every authorization hook runs on every path (issue 11, security).
+"""Every authorization hook runs on every path.
 
 A resource with Tastypie's stock ``Authorization``/``ReadOnlyAuthorization`` whose
 ``authorized_read_detail``/``authorized_read_list`` is overridden: ModelResource answers

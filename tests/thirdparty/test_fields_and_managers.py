@@ -1,4 +1,4 @@
-"""Third-party fields and managers (issue 18): the same requests against ModelResource
+"""Third-party fields and managers: the same requests against ModelResource
 (``/thirdparty/v2/``) and DjonyResource (``/thirdparty/v3/``) give the same answers and
 leave the same rows; installing djony breaks neither ``check`` nor ``migrate``.
 

@@ -1,4 +1,4 @@
-"""Writes keep every side effect (issue 17): ModelResource and DjonyResource twins, same rows.
+"""Writes keep every side effect: ModelResource and DjonyResource twins, same rows.
 
 The same requests go to ``/se2/`` (ModelResource) and ``/se3/`` (DjonyResource) of
 :mod:`tests.sideeffects.api`, each on the same seed rows with every counter at 100.
@@ -139,7 +139,7 @@ CASES: dict[str, list[tuple]] = {
     "override_writes_then_save_refused": [("POST", "audited_author/", {"name": "ann"})],
 }
 
-#: Cases where ModelResource answers 500 and DjonyResource 400 (issue 17 keeps the rows the same).
+#: Cases where ModelResource answers 500 and DjonyResource 400 (the rows are the same on both).
 KNOWN_MODELRESOURCE_500 = {"override_writes_then_save_refused"}
 
 

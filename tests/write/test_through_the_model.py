@@ -1,9 +1,9 @@
-"""Writes that differed from ModelResource's while DjonyResource wrote through Pony.
+"""Writes go through the Django model: their answers and rows are ModelResource's.
 
-Concurrent PATCHes of different fields of one row, a PATCH of a row holding a NaN
-float, a POST to a model keyed by a ``CharField`` without a key, and a PATCH whose
-to-many value is not a list of URIs: each a differential test against ModelResource
-(writes go through the Django model, issue 17).
+Concurrent PATCHes of different fields of one row (both changes survive), a PATCH of a
+row holding a NaN float, a POST to a model keyed by a ``CharField`` without a key, and a
+PATCH whose to-many value is not a list of URIs: each a differential test against
+ModelResource.
 """
 
 from __future__ import annotations
