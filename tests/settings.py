@@ -24,10 +24,10 @@ PostgreSQL variants (each may be combined with the others where it makes sense):
     A second alias, ``replica``, on a streaming replica of the cluster at
     that port (same host, same database: ``TEST["MIRROR"]``).  Without it
     ``replica`` is still defined, as a second connection to the same
-    database, so the router tests (tests/test_routers.py) run on every
+    database, so the router tests (tests/djony/test_routers.py) run on every
     backend; only with a real replica do they prove that reads come from
     a server that refuses writes.  No router is installed globally: the
-    router tests install ``tests.routers.PrimaryReplicaRouter`` themselves.
+    router tests install ``tests.djony.routers.PrimaryReplicaRouter`` themselves.
 """
 
 import os

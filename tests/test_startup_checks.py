@@ -1,4 +1,4 @@
-"""Startup checks of tastypie_djony (issue 17): registered in ready(), loud when misconfigured."""
+"""Startup checks of tastypie_djony: registered in ready(), loud when misconfigured."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """One URLconf per mounted API for each request, as a project that mounts one API has.
 
 The test URLconfs mount the same API several times (``tests.urls``: ``/v2/``,
-``/v3/``, ``/v3o/`` beside the zoo and the patterns corpus; ``tests.security_urls``,
-``tests.write_urls``: ModelResource and DjonyResource twins).  Tastypie names every
+``/v3/``, ``/v3o/`` beside the zoo and the patterns corpus; ``tests.security.urls``,
+``tests.write.urls``: ModelResource and DjonyResource twins).  Tastypie names every
 detail URL ``api_dispatch_detail``, and Django's ``reverse()`` tries each pattern of
 that name in turn: in ``tests.urls`` more than 200 per URI, and ModelResource's
 ``full=True`` pages spent most of the suite's time there.  This middleware (the test

@@ -13,7 +13,7 @@ another length moves every offset in the file, and also byte for byte where
 the prefixes have the same length (``v2``, ``v3``).
 
 Where ModelResource itself answers 500 for bad input, DjonyResource answers
-400 with an error message instead (DESIGN.md, "Resource"); such a case
+400 with an error message instead (docs/differences.md); such a case
 carries ``modelresource_500`` with the reason, and the test asserts both
 halves, so the marker cannot outlive the bug it describes.
 """

@@ -3,7 +3,7 @@ ModelResource itself fails with a 500.
 
 ``KNOWN_MODELRESOURCE_500`` lists the cases where Tastypie 0.15.1 on
 Django 5.2 answers 500 for bad input; there DjonyResource answers 400 with
-a message (DESIGN.md, "Resource").  Each is checked both ways on the
+a message (docs/differences.md).  Each is checked both ways on the
 backends named, so a marker that no longer holds fails.
 """
 

@@ -17,9 +17,9 @@ import pytest
 from django.db import connection
 from django.test import override_settings
 
-from tests import write_api
 from tests.sideeffects import models as m
-from tests.write_api import api_client, send
+from tests.write import api as write_api
+from tests.write.api import api_client, send
 
 A = write_api.API_MARKER
 
@@ -49,7 +49,7 @@ READS = [
 
 @pytest.fixture(scope="module")
 def transactional_db(django_db_setup, django_db_blocker):
-    """The module's database, in autocommit (see :func:`tests.write_api.write_db_fixture`)."""
+    """The module's database, in autocommit (see :func:`tests.write.api.write_db_fixture`)."""
     with django_db_blocker.unblock(), override_settings(ROOT_URLCONF="tests.sideeffects.api"):
         try:
             yield

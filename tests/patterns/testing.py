@@ -7,7 +7,7 @@ either API, starts from the same rows with the same keys, and a row created
 by a request gets the same key whichever API created it.
 
 A :class:`Scenario` is a sequence of requests (``/API/`` standing for the
-API prefix, as in :mod:`tests.test_differential_writes`, whose request
+API prefix, as in :mod:`tests.write.harness`, whose request
 helpers, normalisation and table comparison are reused here).  Each API runs
 it from freshly reset rows in autocommit; after every request every table of
 the app is read.  Two runs are the same when every response has the same
@@ -31,7 +31,8 @@ from django.db import connection, models
 from django.utils import timezone
 
 from tests.patterns.seed import TOKENS, USER_IDS
-from tests.test_differential_writes import (
+from tests.write.api import API_MARKER, _plain, api_client, send
+from tests.write.harness import (
     UUID_RE,
     Placeholders,
     Req,
@@ -43,7 +44,6 @@ from tests.test_differential_writes import (
     _show,
     table_problems,
 )
-from tests.write_api import API_MARKER, _plain, api_client, send
 
 MEMORYVIEW_RE = re.compile(r"<memory at 0x[0-9a-f]+>")
 REFERENCE = "patterns/v2"

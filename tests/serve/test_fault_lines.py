@@ -16,9 +16,9 @@ import logging
 import pytest
 from django.test import override_settings
 
-from tests import write_api
 from tests.sideeffects import models as m
-from tests.write_api import api_client, send
+from tests.write import api as write_api
+from tests.write.api import api_client, send
 
 
 @pytest.fixture(scope="module")

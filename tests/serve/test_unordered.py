@@ -17,9 +17,9 @@ import pytest
 from django.db import connection
 from django.test import override_settings
 
-from tests import write_api
 from tests.sideeffects import models as m
-from tests.write_api import api_client, send
+from tests.write import api as write_api
+from tests.write.api import api_client, send
 
 
 def seed():

@@ -90,9 +90,9 @@ class Memento(models.Model):
     hidden = models.BooleanField(default=False)
 
     class Meta:
-        # Without an order PostgreSQL lists an updated row last for ModelResource's SQL
-        # and DjonyResource lists by key (an unordered list: see the closing note of
-        # issue 19); this suite is about writes.
+        # Without an order the database picks a list's order (PostgreSQL lists an
+        # updated row last): tests/serve/test_unordered.py is about that order, this
+        # suite is about writes.
         ordering = ["id"]
 
     def delete(self, using=None, keep_parents=False):

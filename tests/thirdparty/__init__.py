@@ -5,5 +5,5 @@ django-mptt (``TreeForeignKey``, ``TreeManager``), django-polymorphic
 (``PolymorphicModel``), django-model-utils (``StatusField``, ``InheritanceManager``,
 ``TimeStampedModel``), django-money (``MoneyField``) and django-countries
 (``CountryField``), each served by a ModelResource and its DjonyResource twin
-(:mod:`tests.thirdparty.api`).
+(:mod:`tests.thirdparty.api`), and compared in ``test_fields_and_managers.py``.
 """

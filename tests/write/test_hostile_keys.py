@@ -17,8 +17,8 @@ import re
 
 import pytest
 
-from tests import write_api
-from tests.write_api import api_client, send
+from tests.write import api as write_api
+from tests.write.api import api_client, send
 
 transactional_db = write_api.write_db_fixture()  # see its docstring
 pytestmark = pytest.mark.usefixtures("transactional_db")

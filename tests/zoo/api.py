@@ -11,7 +11,7 @@ only in their base class:
     ``DjonyResource`` with ``Meta.fast_path = False``: every request on the general path.
 
 Each resource is one configuration under which the row-built JSON path once answered
-differently from ModelResource (issue 11).
+differently from ModelResource.
 """
 
 from __future__ import annotations
@@ -289,7 +289,7 @@ def build_zoo_api(api_name: str, kind: str) -> tuple[Api, Api]:
             fields=["name"],
         )
 
-    # -- hooks (issue 12: served by the bundle plan, tastypie_djony.serve.plans) -----------
+    # -- hooks (served by the bundle plan, tastypie_djony.serve.plans) --------------------
     class HookedAnimalResource(base):
         """Hooks as real resources write them; each shows what it saw in ``bundle.data``."""
 
