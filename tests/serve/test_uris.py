@@ -7,11 +7,11 @@ import uuid
 from typing import Any
 
 import pytest
-from django.urls import set_script_prefix
+from django.urls import re_path, set_script_prefix
 from django.utils import translation
 from tastypie.resources import Resource
 
-from tastypie_djony.stock import URI_METHODS
+from tastypie_djony.stock import DETAIL_URL, URI_METHODS, URL_ADDING
 from tastypie_djony.uris import DetailUris, uris_of
 from tests.serve.sources.helpers import detail_uri
 from tests.serve.unit_api import (
@@ -38,6 +38,25 @@ def overriding(name: str) -> type:
 
 #: One resource class per URI method it overrides (built once: resource classes register).
 OVERRIDING = {name: overriding(name) for name in URI_METHODS}
+
+
+def adding(name: str, url_name: str) -> type:
+    """A subclass of ``BookResource`` whose ``name`` (``prepend_urls``, ``override_urls``)
+    adds one pattern named ``url_name``."""
+
+    def method(self) -> list:
+        pattern = rf"^(?P<resource_name>{self._meta.resource_name})/by-title/(?P<title>[^/]+)/$"
+        return [re_path(pattern, self.wrap_view("dispatch_detail"), name=url_name)]
+
+    suffix = "Detail" if url_name == DETAIL_URL else "Endpoint"
+    return type(
+        f"Adding{name.strip('_').title()}{suffix}BookResource", (BookResource,), {name: method}
+    )
+
+
+#: Resources adding an endpoint of another name, and a pattern of the detail URL's name.
+ADDING_ENDPOINTS = {name: adding(name, "api_book_by_title") for name in URL_ADDING}
+ADDING_A_DETAIL_URL = {name: adding(name, DETAIL_URL) for name in URL_ADDING}
 
 
 class ByAuthorResource(BookResource):
@@ -90,11 +109,27 @@ def test_uris_are_from_the_key_with_tastypie_s_uri_methods() -> None:
     assert uris_of(resource(BookResource)).from_key
 
 
-@pytest.mark.parametrize("name", URI_METHODS)
+@pytest.mark.parametrize("name", [name for name in URI_METHODS if name not in URL_ADDING])
 def test_a_uri_method_of_the_resource_s_own_builds_from_the_object(name) -> None:
-    """Overriding any URI method (even with the same code) keeps the URI the resource's
-    method builds from the object: not from the key."""
+    """Overriding any URI method that builds URIs (even with the same code) keeps the URI
+    the resource's method builds from the object: not from the key."""
     assert not uris_of(resource(OVERRIDING[name])).from_key
+
+
+@pytest.mark.parametrize("name", URL_ADDING)
+def test_added_endpoints_keep_the_uris_from_the_key(name) -> None:
+    """A ``prepend_urls``/``override_urls`` of the resource's own whose patterns add
+    endpoints of other names than the detail URL's leaves the URIs Tastypie's: built from
+    the key."""
+    assert uris_of(resource(OVERRIDING[name])).from_key
+    assert uris_of(resource(ADDING_ENDPOINTS[name])).from_key
+
+
+@pytest.mark.parametrize("name", URL_ADDING)
+def test_an_added_detail_url_builds_from_the_object(name) -> None:
+    """A pattern of the detail URL's name (a slug detail) changes how a detail URI is
+    built: the resource's methods build it from the object."""
+    assert not uris_of(resource(ADDING_A_DETAIL_URL[name])).from_key
 
 
 @pytest.mark.parametrize(

@@ -1087,10 +1087,8 @@ KNOWN_MODELRESOURCE_BUGS: dict[str, Bug] = {
 }
 
 
-INTENDED_DIFFERENCES: dict[str, Intended] = {
-    # ModelResource echoes the naive wall time it was sent, which does not exist
-    # in Europe/Berlin; both store the same instant, DjonyResource shows that.
-}
+#: Case name -> the difference docs/differences.md documents for it (none today).
+INTENDED_DIFFERENCES: dict[str, Intended] = {}
 
 
 # =============================================================================
