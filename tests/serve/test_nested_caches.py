@@ -16,8 +16,8 @@ from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
-from tests.write import api as write_api
 from tests.sideeffects import models as m
+from tests.write import api as write_api
 from tests.write.api import api_client, send
 
 EDITED = datetime.datetime(2024, 5, 1, 12, tzinfo=datetime.UTC)
