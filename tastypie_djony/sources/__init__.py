@@ -40,8 +40,10 @@ from typing import Any
 
 from tastypie import fields as tastypie_fields
 
-from tastypie_djony.sources.base import ObjectSource, Page, Plan, Source
-from tastypie_djony.sources.nested import NestedManySource, NestedOneSource, Prepared
+from tastypie_djony.sources.base import ObjectSource, Plan, Source
+from tastypie_djony.sources.base import Page as Page
+from tastypie_djony.sources.nested import NestedManySource, NestedOneSource
+from tastypie_djony.sources.nested import Prepared as Prepared
 from tastypie_djony.sources.related import (
     OWN_CODE,
     ToManyKeySource,
@@ -50,18 +52,9 @@ from tastypie_djony.sources.related import (
 )
 from tastypie_djony.sources.scalar import FileSource, ResourceUriSource, ScalarSource
 
-__all__ = [
-    "OWN_CODE",
-    "SOURCES",
-    "ObjectSource",
-    "Page",
-    "Plan",
-    "Prepared",
-    "Source",
-    "object_source",
-    "relation_lookups",
-    "source_for",
-]
+#: The table and its lookups; the classes named here are also importable from this
+#: package, and documented in their modules.
+__all__ = ["OWN_CODE", "SOURCES", "object_source", "related_kind", "relation_lookups", "source_for"]
 
 #: Field class -> the source of its values (see the module).  The related fields are the
 #: classes ``DjonyResource`` swaps Tastypie's for (``related_kind``).
