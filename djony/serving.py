@@ -28,7 +28,12 @@ from __future__ import annotations
 from djony.bridge import backends
 from djony.bridge.backends import REFUSAL_KINDS, ReadRefusal, read_refusal
 from djony.bridge.watch import TransactionWatch
-from djony.meta.compat import instance_builder, none_as_json_null, track_peers
+from djony.meta.compat import (
+    evaluate_compiled,
+    instance_builder,
+    none_as_json_null,
+    track_peers,
+)
 from djony.meta.models import has_composite_key, model_of
 from djony.objects.compiled import (
     KeptQueries,
@@ -71,6 +76,7 @@ __all__ = [
     "exact_for",
     "has_composite_key",
     "has_entity_subclasses",
+    "evaluate_compiled",
     "instance_builder",
     "is_django_instance",
     "is_entity_object",

@@ -33,6 +33,7 @@ from tastypie.exceptions import BadRequest, InvalidSortError
 from djony.serving import (
     RecordedQuerySet,
     backends,
+    evaluate_compiled,
     instance_builder,
     none_as_json_null,
     pin_reads,
@@ -150,16 +151,17 @@ class DjonyObjectList(RecordedQuerySet):
         Polymorphic and other ``ModelIterable`` subclasses, ``select_related``,
         ``defer``/``only``, ``prefetch_related`` and known related objects all work as
         they do for ``ModelResource``.  What the client's filters broke is a 400 (the
-        SQL is compiled here first), and so is a value the database refuses.
+        SQL is compiled here first, once), and so is a value the database refuses.
         """
         queryset = self.queryset._chain()
+        compiler = queryset.query.get_compiler(queryset.db)
         try:
-            self._sql(queryset.query.get_compiler(queryset.db))
+            compiled = self._sql(compiler)
         except EmptyResultSet:
             return []
         self._flush()
         with connections[queryset.db].execute_wrapper(self._refusals_as_bad_request):
-            return list(queryset)
+            return evaluate_compiled(queryset, compiler, compiled)
 
     def _refusals_as_bad_request(
         self, execute: Callable, sql: str, params: Any, many: bool, context: dict

@@ -15,6 +15,7 @@ from typing import Any
 from django.core.exceptions import FieldError
 from django.db.models import JSONField
 from django.db.models.constants import LOOKUP_SEP
+from django.db.models.query import ModelIterable
 
 try:  # Django 6.1+
     from django.db.models import JSONNull
@@ -83,3 +84,41 @@ def track_peers(queryset: Any, objects: list[Any]) -> None:
     peers = [weakref.ref(obj) for obj in objects]
     for obj in objects:
         obj._state.peers = peers
+
+
+def evaluate_compiled(queryset: Any, compiler: Any, compiled: tuple[str, Any]) -> list[Any]:
+    """``list(queryset)``, running the SQL ``compiler`` already gave (``compiled``).
+
+    For a caller that compiled ``queryset``'s query to check it (``compiler`` is
+    ``queryset.query.get_compiler(queryset.db)``, ``compiled`` its ``as_sql()``): Django's
+    own ``ModelIterable`` asks the query for a compiler and compiles again, which costs
+    what the first compile cost.  Here it is handed that compiler, whose ``as_sql()``
+    answers ``compiled`` once; both stand-ins go away on first use, so clones of the
+    query and later evaluations compile as Django does.  Other iterables (``values()``,
+    polymorphic ones, whose code may clone the query first) evaluate as Django does.
+    """
+    query = queryset.query
+    if queryset._iterable_class is not ModelIterable or queryset._result_cache is not None:
+        return list(queryset)
+    owner_compiler = type(query).get_compiler
+    owner_as_sql = type(compiler).as_sql
+
+    def get_compiler(using: Any = None, connection: Any = None, elide_empty: bool = True) -> Any:
+        del query.get_compiler
+        if using == compiler.using and connection is None and elide_empty:
+            return compiler
+        return owner_compiler(query, using, connection, elide_empty)
+
+    def as_sql(with_limits: bool = True, with_col_aliases: bool = False) -> Any:
+        del compiler.as_sql
+        if with_limits and not with_col_aliases:
+            return compiled
+        return owner_as_sql(compiler, with_limits, with_col_aliases)
+
+    query.get_compiler = get_compiler
+    compiler.as_sql = as_sql
+    try:
+        return list(queryset)
+    finally:
+        query.__dict__.pop("get_compiler", None)
+        compiler.__dict__.pop("as_sql", None)
