@@ -16,9 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from django.core.exceptions import FieldDoesNotExist
-
 from djony.serving import TransactionWatch
+from tastypie_djony.related import relation_field
 
 #: The table an ``INSERT``, ``UPDATE`` or ``DELETE`` writes, however the backend quotes it.
 WRITTEN_TABLE = re.compile(
@@ -71,16 +70,8 @@ def _tables(resource: Any, depth: int) -> set[str]:
 
 def _relation_tables(model: Any, attribute: Any) -> set[str]:
     """The link table of a many-to-many (or the related table of a reverse key) ``attribute``."""
-    if not isinstance(attribute, str) or "__" in attribute:
-        return set()
-    try:
-        field = model._meta.get_field(attribute)
-    except FieldDoesNotExist:
-        field = next(
-            (rel for rel in model._meta.related_objects if rel.get_accessor_name() == attribute),
-            None,
-        )
-    if field is None or not field.is_relation or field.related_model is None:
+    field = relation_field(model, attribute)
+    if field is None:
         return set()
     tables = {field.related_model._meta.db_table}
     through = getattr(field, "through", None)  # a reverse many-to-many's
