@@ -15,7 +15,8 @@ whole surface it relies on, so djony's modules can move without it noticing.
   transaction survived the errors raised in it (:class:`TransactionWatch`).
 - Querysets: :class:`RecordedQuerySet` (the QuerySet API recorded on a Django queryset,
   its rows read on Pony's session), :class:`PonyQuerySet` (its objects Pony's),
-  to-one keys loaded for a page, SQL kept per query shape
+  to-one keys loaded for a page, a page's Django instances that load a to-many
+  relation for all of them on first use (:func:`load_together`), SQL kept per query shape
   (:class:`OneValueQuery`, :class:`KeptQueries`).
 - State kept between requests: :class:`BoundedCache` and :func:`register`.
 
@@ -48,6 +49,7 @@ from djony.objects.identity import is_django_instance, is_entity_object
 from djony.objects.kept import BoundedCache, register
 from djony.objects.managers import class_attribute
 from djony.objects.pages import pages_of_model
+from djony.objects.peers import load_together
 from djony.objects.querysets import PonyQuerySet
 from djony.objects.reader import Kept
 from djony.objects.recorded import RecordedQuerySet
@@ -82,6 +84,7 @@ __all__ = [
     "is_entity_object",
     "last_leaf",
     "load_to_one",
+    "load_together",
     "model_of",
     "none_as_json_null",
     "object_by_key",

@@ -36,7 +36,13 @@ from tastypie.exceptions import ImmediateHttpResponse
 from tastypie.fields import ToManyField, ToOneField
 from tastypie.resources import BaseModelResource
 
-from djony.serving import assignments_not_saved, pin_reads, write_alias, writing
+from djony.serving import (
+    assignments_not_saved,
+    load_together,
+    pin_reads,
+    write_alias,
+    writing,
+)
 from tastypie_djony.apikey import is_authenticated as apikey_authenticated
 from tastypie_djony.apikey import kept_lookup
 from tastypie_djony.bodies import BodiesMixin
@@ -159,13 +165,15 @@ class DjonyResource(
 
         Its loaders depend on the resource's fields only (a loader reads what it needs
         for each page when called), so they are kept; an override of ``page_loaders``
-        is called for every object list, as before.
+        is called for every object list, as before.  Last comes
+        :func:`djony.serving.load_together`: a relation no field names, that a hook
+        iterates (``bundle.obj.tags.all()``), loads for the whole page on first use.
         """
         if type(self).page_loaders is not DjonyResource.page_loaders:
-            return tuple(self.page_loaders())
+            return (*self.page_loaders(), load_together)
         loaders = self.__dict__.get("_djony_loaders")
         if loaders is None:
-            loaders = self.__dict__["_djony_loaders"] = tuple(self.page_loaders())
+            loaders = self.__dict__["_djony_loaders"] = (*self.page_loaders(), load_together)
         return loaders
 
     def page_loaders(self, depth: int = 0) -> list[Callable[[list], None]]:

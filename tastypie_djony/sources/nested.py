@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from djony.serving import plain_manager
+from djony.serving import load_together, plain_manager
 from tastypie_djony.declines import Fallback
 from tastypie_djony.nulls import related_may_be_absent
 from tastypie_djony.objectlist import DjonyObjectList
@@ -133,7 +133,7 @@ class NestedSource(Source):
         self.nested = nested
         nested.need("pk")
         inner = resource.page_loaders(plan.depth + 1)
-        self.loaders = (chain_loaders(list(inner)),) if inner else ()
+        self.loaders = (chain_loaders([*inner, load_together]),)
         self._kept = KeptForValue()
         return None
 

@@ -1,0 +1,144 @@
+"""Django instances loaded together read a to-many relation for all of them at once.
+
+:func:`load_together` gives the instances of a page (a list page's objects, a nested
+page's related objects) a relation cache that, the first time code evaluates a to-many
+relation's ``all()`` on one of them (``obj.tags.all()`` in a ``dehydrate_tags``), loads
+that relation for every instance of the page in one query, as ``prefetch_related`` would
+have, and answers from it.  Until then nothing runs: ``count()``, ``exists()``,
+``filter()``, ``values_list()`` and every other QuerySet method run the query they run on
+Django (one per object), and a relation nobody iterates is never loaded.
+
+Only a relation whose queryset is ordered is loaded this way: the page's one query of an
+unordered relation may give an owner's objects in another order than the owner's own
+query gives them.  A write through the manager drops the loaded entry as Django drops a
+prefetched one; a pickled or copied cache is a plain ``dict``.
+"""
+
+from __future__ import annotations
+
+import functools
+import weakref
+from typing import Any
+
+from django.db import models
+
+#: The attribute Django's related managers and ``prefetch_related`` keep their results in.
+CACHE = "_prefetched_objects_cache"
+
+
+def load_together(objects: list[Any]) -> None:
+    """Make the to-many relations of ``objects`` load for all of them on first iteration.
+
+    For two or more instances of one model class (a mixed page, as a polymorphic
+    queryset gives, is left as Django leaves it).  What is already in an object's
+    relation cache (a ``prefetch_related``, a page loader) stays.
+    """
+    if len(objects) < 2 or not to_many_accessors(type(objects[0])):
+        return
+    model = type(objects[0])
+    if any(type(obj) is not model for obj in objects):
+        return
+    page = _Page([weakref.ref(obj) for obj in objects])
+    for obj in objects:
+        obj.__dict__[CACHE] = PeerCache(obj.__dict__.get(CACHE, ()), obj, page)
+
+
+@functools.cache
+def to_many_accessors(model: type[models.Model]) -> dict[str, str]:
+    """Each to-many relation of ``model``: the name its manager caches it under -> its accessor.
+
+    Forward many-to-many fields (and fields like them: ``GenericRelation``, taggit's
+    manager) cache under their name; a reverse foreign key under its accessor name; a
+    reverse many-to-many under its related query name.  A name two relations share is left
+    out (its manager answers as on Django).
+    """
+    found: dict[str, str] = {}
+    shared: set[str] = set()
+    for field in model._meta.get_fields():
+        if not (field.many_to_many or field.one_to_many):
+            continue
+        if field.auto_created and not field.concrete:  # a reverse relation
+            accessor = field.get_accessor_name()
+            if not accessor:
+                continue
+            name = accessor if field.one_to_many else field.field.related_query_name()
+        else:
+            accessor = name = field.name
+        if name in found:
+            shared.add(name)
+        found[name] = accessor
+    return {name: accessor for name, accessor in found.items() if name not in shared}
+
+
+class _Page:
+    """The instances loaded together; ``probing`` while a manager builds its own queryset."""
+
+    __slots__ = ("objects", "probing")
+
+    def __init__(self, objects: list[weakref.ref]) -> None:
+        self.objects = objects
+        self.probing = False
+
+    def owners_without(self, name: str) -> list[Any]:
+        """The page's live instances that have not loaded ``name``."""
+        alive = (ref() for ref in self.objects)
+        return [obj for obj in alive if obj is not None and name not in obj.__dict__.get(CACHE, ())]
+
+
+class PeerCache(dict):
+    """An instance's ``_prefetched_objects_cache``: a missing to-many loads for the page.
+
+    A missing entry answers the queryset the manager would build, whose evaluation loads
+    the relation for the whole page (:func:`_load_for_page`); any other use of it runs its
+    own query, as on Django.
+    """
+
+    __slots__ = ("_owner", "_page")
+
+    def __init__(self, entries: Any, owner: Any, page: _Page) -> None:
+        super().__init__(entries)
+        self._owner = weakref.ref(owner)
+        self._page = page
+
+    def __missing__(self, name: str) -> Any:
+        page = self._page
+        owner = self._owner()
+        if page.probing or owner is None:
+            raise KeyError(name)
+        accessor = to_many_accessors(type(owner)).get(name)
+        if accessor is None:
+            raise KeyError(name)
+        page.probing = True
+        try:
+            queryset = getattr(owner, accessor).all()  # the manager's own, not evaluated
+        finally:
+            page.probing = False
+        if not queryset.ordered:
+            raise KeyError(name)
+        queryset._fetch_all = functools.partial(
+            _load_for_page, queryset, page, self._owner, name, accessor
+        )
+        return queryset
+
+    def __reduce__(self) -> Any:
+        return (dict, (dict(self),))
+
+
+def _load_for_page(
+    queryset: Any, page: _Page, owner: weakref.ref, name: str, accessor: str
+) -> None:
+    """Evaluate ``queryset`` (the owner's ``name``) by loading ``name`` for the whole page."""
+    if queryset._result_cache is None:
+        page.probing = True  # the managers Django asks while it fills the caches build theirs
+        try:
+            models.prefetch_related_objects(page.owners_without(name), accessor)
+        finally:
+            page.probing = False
+        found = owner()
+        loaded = None if found is None else found.__dict__.get(CACHE, {}).get(name)
+        if loaded is None or loaded._result_cache is None:
+            type(queryset)._fetch_all(queryset)
+            return
+        queryset._result_cache = loaded._result_cache
+        queryset._prefetch_done = loaded._prefetch_done
+    type(queryset)._fetch_all(queryset)

@@ -1,0 +1,161 @@
+"""``djony.objects.peers.load_together``: a to-many relation iterated on one instance of a
+page loads for the whole page in one query, and every answer stays Django's."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from djony.objects.peers import load_together, to_many_accessors
+from tests.testapp.models import Author, Book, Restaurant, Review, Tag
+
+
+@pytest.fixture
+def books(db) -> list[Book]:
+    ann, bob = Author.objects.create(name="Ann"), Author.objects.create(name="Bob")
+    ann.follows.set([bob])
+    red, blue = Tag.objects.create(name="red"), Tag.objects.create(name="blue")
+    made = []
+    for n, (author, tags) in enumerate(
+        [(ann, [red, blue]), (bob, [blue]), (ann, []), (bob, [red])]
+    ):
+        book = Book.objects.create(title=f"Book {n}", author=author)
+        book.tags.set(tags)
+        for stars in range(n):
+            Review.objects.create(book=book, stars=stars)
+        made.append(book)
+    return made
+
+
+def fresh(model, **filters) -> list:
+    return list(model.objects.filter(**filters).order_by("pk"))
+
+
+def read(objects, accessor: str) -> list[list]:
+    return [list(getattr(obj, accessor).all()) for obj in objects]
+
+
+def queries_of(action) -> tuple[int, object]:
+    with CaptureQueriesContext(connection) as queries:
+        result = action()
+    return len(queries), result
+
+
+@pytest.mark.parametrize(
+    ("model", "accessor"),
+    [(Book, "tags"), (Author, "books"), (Tag, "books"), (Author, "followers")],
+    ids=["many-to-many", "reverse foreign key", "reverse many-to-many", "reverse self m2m"],
+)
+def test_the_page_loads_an_ordered_relation_once(books, model, accessor) -> None:
+    want = read(fresh(model), accessor)
+    page = fresh(model)
+    load_together(page)
+    count, got = queries_of(lambda: read(page, accessor))
+    assert got == want
+    assert [[type(obj) for obj in found] for found in got] == [
+        [type(obj) for obj in found] for found in want
+    ]
+    assert count == 1
+    assert queries_of(lambda: read(page, accessor))[0] == 0  # loaded: kept, as a prefetch
+
+
+def test_an_unordered_relation_stays_one_query_per_object(books) -> None:
+    page = fresh(Book)
+    load_together(page)
+    count, got = queries_of(lambda: read(page, "reviews"))
+    assert count == len(page)
+    assert got == read(fresh(Book), "reviews")
+
+
+def test_other_queryset_methods_run_their_own_query(books) -> None:
+    """``count()``, ``exists()``, ``filter()`` and slices do what they do on Django."""
+    page = fresh(Book)
+    load_together(page)
+    count, got = queries_of(
+        lambda: [
+            (
+                book.tags.count(),
+                book.tags.filter(name="red").exists(),
+                [tag.name for tag in book.tags.all()[:1]],
+                list(book.tags.values_list("name", flat=True)),
+            )
+            for book in page
+        ]
+    )
+    assert count == 4 * len(page)
+    assert got == [
+        (
+            len(tags),
+            any(tag.name == "red" for tag in tags),
+            [tag.name for tag in tags][:1],
+            [tag.name for tag in tags],
+        )
+        for tags in read(fresh(Book), "tags")
+    ]
+
+
+def test_what_was_prefetched_stays(books) -> None:
+    page = list(Book.objects.prefetch_related("tags").order_by("pk"))
+    load_together(page)
+    count, got = queries_of(lambda: read(page, "tags"))
+    assert count == 0
+    assert got == read(fresh(Book), "tags")
+
+
+def test_a_write_through_the_manager_is_seen(books) -> None:
+    """Django drops the written relation's cache entry: the next read has the write."""
+    page = fresh(Book)
+    load_together(page)
+    read(page, "tags")
+    green = Tag.objects.create(name="green")
+    page[2].tags.add(green)
+    assert [tag.name for tag in page[2].tags.all()] == ["green"]
+    assert read(page, "tags") == read(fresh(Book), "tags")
+
+
+def test_objects_gone_from_the_page_are_not_loaded(books) -> None:
+    page = fresh(Book)
+    load_together(page)
+    first = page[0]
+    del page[1:]
+    assert [tag.name for tag in first.tags.all()] == ["blue", "red"]
+
+
+def test_pickled_and_copied_objects_keep_plain_caches(books) -> None:
+    page = fresh(Book)
+    load_together(page)
+    read(page, "tags")
+    for copied in (pickle.loads(pickle.dumps(page[0])), copy.deepcopy(page[0])):
+        assert type(copied._prefetched_objects_cache) is dict
+        assert [tag.name for tag in copied.tags.all()] == ["blue", "red"]
+    unread = fresh(Book)
+    load_together(unread)
+    assert type(pickle.loads(pickle.dumps(unread[1]))._prefetched_objects_cache) is dict
+
+
+def test_one_object_and_mixed_classes_are_left_as_django_leaves_them(db) -> None:
+    one = [Book(pk=1, title="x")]
+    load_together(one)
+    assert "_prefetched_objects_cache" not in one[0].__dict__
+    mixed = [Author(pk=1, name="a"), Restaurant(pk=2, name="r")]
+    load_together(mixed)
+    assert all("_prefetched_objects_cache" not in obj.__dict__ for obj in mixed)
+
+
+def test_the_relations_by_the_name_their_managers_cache_them_under() -> None:
+    assert to_many_accessors(Book)["tags"] == "tags"
+    assert to_many_accessors(Book)["reviews"] == "reviews"
+    assert to_many_accessors(Author)["books"] == "books"
+    assert to_many_accessors(Author)["followers"] == "followers"
+    assert to_many_accessors(Tag)["books"] == "books"
+    for model, accessor in [(Book, "tags"), (Author, "books"), (Tag, "books")]:
+        obj = model(pk=1)
+        manager = getattr(obj, accessor)
+        name = (
+            getattr(manager, "prefetch_cache_name", None) or manager.field.remote_field.cache_name
+        )
+        assert to_many_accessors(model)[name] == accessor
