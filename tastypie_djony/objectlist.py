@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.core.exceptions import EmptyResultSet, FieldError
+from django.core.exceptions import EmptyResultSet, FieldDoesNotExist, FieldError
 from django.db import connections, models
 from django.db.models.query import ModelIterable
 from tastypie.exceptions import BadRequest, InvalidSortError
@@ -191,6 +191,37 @@ class DjonyObjectList(RecordedQuerySet):
             and not queryset._known_related_objects
         )
 
+    def _row_attributes(self, fields: list[str]) -> list[str] | None:
+        """The attribute of Django's objects that holds each of ``fields``, or ``None``.
+
+        For a list whose objects Django's own iterable builds (:meth:`_builds_from_rows`
+        is false: ``select_related``, known related objects): each of the model's
+        columns, by name or attname, and each annotation is an attribute its objects
+        hold once built, so their one query gives the rows too.  ``None`` when one is
+        not loaded with them (a deferred column, a related row's column).
+        """
+        query = self.queryset.query
+        if query.deferred_loading != (frozenset(), True):
+            return None
+        meta = self.queryset.model._meta
+        selected = {*query.extra_select, *query.annotation_select}
+        attributes = []
+        for name in fields:
+            if name == "pk":
+                attributes.append(meta.pk.attname)
+                continue
+            if name in selected:
+                attributes.append(name)
+                continue
+            try:
+                field = meta.get_field(name)
+            except FieldDoesNotExist:
+                return None
+            if not field.concrete:
+                return None
+            attributes.append(field.attname)
+        return attributes
+
     def values_rows(self, fields: list[str], kept: Any = None) -> list[tuple]:
         """The row-built paths' rows; a ``values()`` list is served as ModelResource serves
         it (its dicts or tuples reach Tastypie), so those paths decline it.
@@ -224,6 +255,12 @@ class DjonyObjectList(RecordedQuerySet):
         queryset = self.queryset
         if queryset.query.is_empty():
             return [], self._adopt_objects(list)
+        if not self._builds_from_rows():
+            attributes = self._row_attributes(fields)
+            if attributes is not None:  # Django's one query gives the objects and the rows
+                found = self._instances()
+                rows = [tuple(getattr(obj, name) for name in attributes) for obj in found]
+                return rows, self._adopt_objects(lambda: found)
         model = queryset.model
         init_list = [field.attname for field in model._meta.concrete_fields]
         query = queryset.query
