@@ -85,6 +85,16 @@ def stock_serializer(resource: Any) -> bool:
     return type(resource._meta.serializer) is Serializer
 
 
+def stock_json(resource: Any, request: Any) -> bool:
+    """Whether ``request``'s answer is JSON written by Tastypie's own ``Serializer`` class.
+
+    Then a plan writes the JSON itself (:func:`tastypie_djony.convert.render_json`, the
+    same bytes); otherwise the resource's ``create_response`` writes the page's data, as
+    Tastypie's ``get_list`` and ``get_detail`` hand it over, with the resource's serializer.
+    """
+    return stock_serializer(resource) and resource.determine_format(request) == "application/json"
+
+
 def stock_uri_method(method: Callable) -> Callable:
     """Mark an override that builds the same URI as Tastypie's method of that name."""
     _STOCK_URI_METHODS[method.__name__].add(method)

@@ -1,8 +1,9 @@
 """Which plan serves a read request: the one place that decides it.
 
 A plan serves a request when the resource lets plans serve it (``Meta.fast_path``,
-default ``True``), the request asks for a format its serializer writes (Tastypie's own
-``Serializer`` class: a plan declines another), and a plan of that kind could be built for
+default ``True``), the request asks for a format its serializer writes (a serializer of
+the resource's own class is served by the bundle plan, whose values are the general
+path's, written by that serializer), and a plan of that kind could be built for
 the resource's page kind: built once per resource and kept (a refusal too, with its
 reason, :func:`declined`).  A list page takes the row-built plan, else the bundle plan.
 A detail takes the row-built plan when its authorization needs no object
@@ -102,7 +103,7 @@ def served_by(resource: Any, base: type) -> dict[str, str]:
 
     ``{"list": ..., "detail": ...}``: ``"the row-built plan"``, ``"the bundle plan"``, or
     ``"Tastypie's general path: <why>"`` naming the override, field or option that sends it
-    there (JSON requests; other formats always take the general path).  A detail
+    there (for every format the resource's serializer writes).  A detail
     takes the row-built plan only when its authorization needs no object.
     """
     paths = {}

@@ -36,7 +36,7 @@ from tastypie_djony.onevalue import KeptForValue
 from tastypie_djony.serve.bundles import PageBundle
 from tastypie_djony.serve.plans import BundlePlan
 from tastypie_djony.serve.verify import check_same_answer, verifying
-from tastypie_djony.stock import MODEL_CLASS, reads_meta_queryset
+from tastypie_djony.stock import MODEL_CLASS, reads_meta_queryset, stock_json
 
 
 def _static(resource: Any, base: type, applicable: dict) -> bool:
@@ -187,7 +187,7 @@ def serve_detail(
         resource.authorized_read_detail(
             object_list, checked if checked is not None else resource.build_bundle(request=request)
         )
-    json = resource.determine_format(request) == "application/json"
+    json = stock_json(resource, request)
     if not bundles:
         if json:
             response = _json(render_json(found[0]))

@@ -4,8 +4,8 @@ Filtering, authorization (``authorized_read_list`` runs on every page), sorting 
 pagination are Tastypie's own code on the object list; only the page's objects are
 served by the plan: straight to simple values by the row-built plan, or as
 dehydrated bundles (hooks called where Tastypie calls them) by the bundle plan, written
-as JSON here, or by the resource's ``create_response`` (Tastypie's serializer) in the
-other formats.  A page
+as JSON here, or by the resource's ``create_response`` in the other formats and by a
+serializer of the resource's own class (:func:`~tastypie_djony.stock.stock_json`).  A page
 that is not an unevaluated query, or a row the plan cannot reproduce, is answered by
 ``general(page)``: Tastypie's own dehydration of the same page.
 """
@@ -24,6 +24,7 @@ from tastypie_djony.declines import Fallback
 from tastypie_djony.objectlist import check_rows_serve
 from tastypie_djony.serve.plans import BundlePlan
 from tastypie_djony.serve.verify import check_same_answer, verifying
+from tastypie_djony.stock import stock_json
 
 
 def serve_list(
@@ -47,7 +48,7 @@ def serve_list(
     page = paginator.page()
     collection = meta.collection_name
     object_list = page[collection]
-    json = resource.determine_format(request) == "application/json"
+    json = stock_json(resource, request)
     try:
         check_rows_serve(object_list)
         if isinstance(plan, BundlePlan):

@@ -89,7 +89,8 @@ class FieldPlan:
         refused = overridden_hooks(type(resource), base) - cls.ALLOWED_HOOKS
         if refused:
             return Declined(f"{type(resource).__name__}.{min(refused)} is overridden")
-        if not stock_serializer(resource):
+        if cls.SIMPLE and not stock_serializer(resource):
+            # Its values are Tastypie's Serializer.to_simple's, which another may not share.
             return Declined("a serializer of its own class")
         plan = cls(resource, base, for_list, depth)
         return Declined(plan.reason) if plan.reason else plan
