@@ -32,3 +32,18 @@ class Entry(models.Model):
         if not self.slug:
             self.slug = slugify(self.title)[:50]
         return super().save(*args, **kwargs)
+
+
+# The real-world shapes' models live in their own module; imported here so the app
+# registry finds them.
+from example_project.showcase.realshapes.models import (  # noqa: E402
+    Exercise,
+    ExerciseCategory,
+    Image,
+    Muscle,
+    Pin,
+    Points,
+    Tag,
+)
+
+__all__ = ["Entry", "Exercise", "ExerciseCategory", "Image", "Muscle", "Pin", "Points", "Tag"]
