@@ -22,10 +22,11 @@ from example_project.showcase.realshapes.models import Exercise, ExerciseCategor
 
 def exercise_resources(base: type, prefetch: bool = False) -> list[Any]:
     """The exercise wiki's resources on ``base`` (``prefetch``: with
-    ``prefetch_related("muscles")``; the category's key is the exercise's own column)."""
+    ``select_related("category")``, as Tastypie loads the category to write its URI, and
+    ``prefetch_related("muscles")``)."""
     exercises = Exercise.objects.all()
     if prefetch:
-        exercises = exercises.prefetch_related("muscles")
+        exercises = exercises.select_related("category").prefetch_related("muscles")
 
     class ExerciseCategoryResource(base):
         class Meta:
