@@ -2,7 +2,9 @@
 
 Copied from Tastypie's tutorial (``myapp/models.py``), with its ``save()`` that
 fills the slug from the title.  The example's second comparison
-(:mod:`example_project.showcase.tutorial`) serves it as the tutorial teaches.
+(:mod:`example_project.showcase.tutorial`) serves it as the tutorial teaches.  The
+models of the real-world shapes (:mod:`example_project.showcase.realshapes.models`) are
+imported at the end, so the app registry finds them.
 """
 
 from __future__ import annotations
@@ -34,8 +36,6 @@ class Entry(models.Model):
         return super().save(*args, **kwargs)
 
 
-# The real-world shapes' models live in their own module; imported here so the app
-# registry finds them.
 from example_project.showcase.realshapes.models import (  # noqa: E402
     Exercise,
     ExerciseCategory,
