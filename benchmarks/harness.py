@@ -8,7 +8,8 @@ hand-written SQL floor) and the API prefix the floor's links name.  :func:`check
 API's prefix made common; DRF: v2's data); :func:`measure` times every (case, flavour)
 once a round, in a fresh shuffled order with ``gc.collect()`` between rounds, so load on
 a shared machine hits all of them alike; :func:`ratio` compares two flavours over those
-rounds; :func:`print_tables` writes the medians and the ratios as Markdown tables.
+rounds; :func:`print_tables` writes the medians and the ratios as Markdown tables, and
+:func:`count_queries` / :func:`print_queries` the SQL queries of one request of each.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ run, a short run of the command works; the resources' refusals answer alike."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -88,11 +89,13 @@ def test_the_command_runs_and_prints_its_tables(tmp_path):
         [sys.executable, "-m", "benchmarks.realshapes", "--rounds", "2"]
         + ["--database", f"sqlite:///{database}", "--cases", "pin-page,exercise-detail"],
         cwd=ROOT,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "example_project.settings"},
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
+    assert database.stat().st_size > 0  # the run's own database, migrated and seeded
     assert "bodies identical to ModelResource's" in done.stdout
     assert "queries per request" in done.stdout
     assert "| wger exercise: detail by slug |" in done.stdout
