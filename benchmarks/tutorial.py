@@ -19,43 +19,33 @@ v2's bytes (each API's prefix replaced by a common one), DRF with v2's data; a w
 answer has no speed.  Then rounds that request every (case, flavour) once each, in a
 fresh shuffled order with ``gc.collect()`` between rounds, so load on the shared machine
 hits all of them alike; the tables give medians and ratios of medians with the
-interquartile range of the per-round ratios.  Nothing here is a pass/fail test.
+interquartile range of the per-round ratios (:mod:`benchmarks.harness` does the checking
+and the timing).  Nothing here is a pass/fail test.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import json
-import random
-import statistics
 import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tastypie_djony.verify.differences import byte_difference, decode_json, json_difference
+from benchmarks import harness
+from benchmarks.harness import Case, NotIdentical
 
-PREFIXES = {
-    "v2": "/api/v2/",
-    "v2p": "/api/v2p/",
-    "v3": "/api/v3/",
-    "drf": "/api/tutorial-drf/",
-    "raw": "/raw/tutorial/",
-}
-FLAVOURS = tuple(PREFIXES)
-#: What the floor's URIs name (it writes ModelResource's).
-RAW_LINKS = "/api/v2/"
-COMMON = b"/api/<api>/"
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    path: str  # below the API prefix
-    what: str
-
+SIDES = harness.Sides(
+    prefixes={
+        "v2": "/api/v2/",
+        "v2p": "/api/v2p/",
+        "v3": "/api/v3/",
+        "drf": "/api/tutorial-drf/",
+        "raw": "/raw/tutorial/",
+    },
+    raw_links="/api/v2/",  # what the floor's URIs name (it writes ModelResource's)
+)
+PREFIXES = SIDES.prefixes
+FLAVOURS = SIDES.flavours
 
 CASES = (
     Case("entry-detail", "entry/7/?format=json", "tutorial EntryResource: detail"),
@@ -72,10 +62,6 @@ CASES = (
 CASES_BY_NAME = {case.name: case for case in CASES}
 
 
-class NotIdentical(Exception):
-    """A flavour answers otherwise than ModelResource: nothing is timed."""
-
-
 def headers() -> dict[str, str]:
     from example_project.showcase import seeding
 
@@ -84,89 +70,12 @@ def headers() -> dict[str, str]:
 
 
 def get(client: Any, flavour: str, case: Case, extra: dict[str, str]) -> Any:
-    return client.get(PREFIXES[flavour] + case.path, **extra)
-
-
-def common(flavour: str, body: bytes) -> bytes:
-    """``body`` with its API's own link prefix made common."""
-    prefix = RAW_LINKS if flavour == "raw" else PREFIXES[flavour]
-    return body.replace(prefix.encode(), COMMON)
+    return SIDES.get(client, flavour, case, extra)
 
 
 def check(client: Any, case: Case, flavours: tuple[str, ...], extra: dict) -> int:
     """Raise :class:`NotIdentical` unless every flavour answers ``case`` as v2 does."""
-    reference = get(client, "v2", case, extra)
-    if reference.status_code != 200:
-        raise NotIdentical(f"v2 {case.name}: HTTP {reference.status_code}")
-    expected = common("v2", reference.content)
-    for flavour in flavours:
-        if flavour == "v2":
-            continue
-        answer = get(client, flavour, case, extra)
-        if answer.status_code != 200:
-            raise NotIdentical(
-                f"{flavour} {case.name}: HTTP {answer.status_code} {answer.content[:300]!r}"
-            )
-        body = common(flavour, answer.content)
-        if flavour == "drf":
-            where = json_difference(decode_json(expected), decode_json(body))
-            if where is not None:
-                raise NotIdentical(f"drf {case.name}: data differs from v2's at {where}")
-        elif body != expected:
-            raise NotIdentical(
-                f"{flavour} {case.name}: body differs from v2's: "
-                + byte_difference(expected, body, context=120, labels=("v2", flavour))
-            )
-    return len(reference.content)
-
-
-def measure(
-    client: Any, cases: list[Case], flavours: tuple[str, ...], rounds: int, extra: dict
-) -> dict[tuple[str, str], list[float]]:
-    """Seconds of each (case, flavour) by round, interleaved and shuffled."""
-    targets = [(case, flavour) for case in cases for flavour in flavours]
-    samples: dict[tuple[str, str], list[float]] = {(c.name, f): [] for c, f in targets}
-    for case, flavour in targets:  # warm-up
-        get(client, flavour, case, extra)
-    for _ in range(rounds):
-        random.shuffle(targets)
-        gc.collect()
-        for case, flavour in targets:
-            start = time.perf_counter()
-            response = get(client, flavour, case, extra)
-            samples[(case.name, flavour)].append(time.perf_counter() - start)
-            if response.status_code != 200:
-                raise RuntimeError(f"{flavour} {case.name}: HTTP {response.status_code}")
-    return samples
-
-
-def ratio(samples: dict, case: str, over: str, under: str) -> tuple[float, str]:
-    """Median of ``over`` / median of ``under``, and the IQR of the per-round ratios."""
-    a, b = samples[(case, over)], samples[(case, under)]
-    value = statistics.median(a) / statistics.median(b)
-    quartiles = statistics.quantiles([x / y for x, y in zip(a, b, strict=True)], n=4)
-    return value, f"{quartiles[0]:.2f}-{quartiles[2]:.2f}"
-
-
-def print_tables(vendor: str, cases: list[Case], samples: dict, flavours: tuple) -> None:
-    print(f"\n### {vendor}: medians, ms\n")
-    print("| case | " + " | ".join(flavours) + " |")
-    print("|---|" + "---:|" * len(flavours))
-    for case in cases:
-        cells = [f"{statistics.median(samples[(case.name, f)]) * 1000:.2f}" for f in flavours]
-        print(f"| {case.what} | " + " | ".join(cells) + " |")
-    print(f"\n### {vendor}: ratios of medians [IQR of per-round ratios]\n")
-    print("| case | v2 / v3 | v2p / v3 | drf / v3 | v3 / raw floor |")
-    print("|---|---:|---:|---:|---:|")
-    for case in cases:
-        cells = []
-        for over, under in (("v2", "v3"), ("v2p", "v3"), ("drf", "v3"), ("v3", "raw")):
-            if over in flavours and under in flavours:
-                value, spread = ratio(samples, case.name, over, under)
-                cells.append(f"{value:.2f}x [{spread}]")
-            else:
-                cells.append("")
-        print(f"| {case.what} | " + " | ".join(cells) + " |")
+    return harness.check(SIDES, client, case, flavours, extra, get=get)
 
 
 def prepare(database: str | None, authors: int, entries: int) -> None:
@@ -218,8 +127,8 @@ def main(argv: list[str] | None = None) -> None:
         "bodies identical to ModelResource's (DRF: same data): "
         + ", ".join(f"{name} ({size:,} bytes)" for name, size in sizes.items())
     )
-    samples = measure(client, cases, flavours, args.rounds, extra)
-    print_tables(connection.vendor, cases, samples, flavours)
+    samples = harness.measure(client, cases, flavours, args.rounds, extra, get=get)
+    harness.print_tables(connection.vendor, cases, samples, flavours)
     if args.json:
         Path(args.json).write_text(
             json.dumps({f"{c}/{f}": times for (c, f), times in samples.items()}, indent=1)

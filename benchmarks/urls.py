@@ -7,7 +7,17 @@ which :class:`benchmarks.urlconfs.OneApiPerUrlconf` serves each request with.
 from django.urls import include, path
 from tastypie.api import Api
 
-from benchmarks import drf_variants, raw, resources, tutorial_drf, tutorial_raw, variants
+from benchmarks import (
+    drf_variants,
+    raw,
+    realshapes_apis,
+    realshapes_drf,
+    realshapes_raw,
+    resources,
+    tutorial_drf,
+    tutorial_raw,
+    variants,
+)
 from example_project.showcase import api_drf, api_v2, api_v3
 from example_project.urls import urlpatterns as example_urls
 
@@ -19,10 +29,13 @@ TASTYPIE_APIS: list[Api] = [
     resources.prefetching_unlimited,
     resources.drop_in_unlimited,
     *variants.APIS.values(),
+    *realshapes_apis.APIS,
 ]
-DRF_ROUTERS = {"drf": api_drf.router, tutorial_drf.NAME: tutorial_drf.router} | {
-    f"{variant}-drf": router for variant, router in drf_variants.ROUTERS.items()
-}
+DRF_ROUTERS = {
+    "drf": api_drf.router,
+    tutorial_drf.NAME: tutorial_drf.router,
+    realshapes_drf.NAME: realshapes_drf.router,
+} | {f"{variant}-drf": router for variant, router in drf_variants.ROUTERS.items()}
 
 
 def _raw(variant: str) -> list:
@@ -37,6 +50,11 @@ def _raw(variant: str) -> list:
 TUTORIAL_RAW = [
     path("raw/tutorial/<str:resource>/", tutorial_raw.tutorial_list),
     path("raw/tutorial/<str:resource>/<int:pk>/", tutorial_raw.tutorial_detail),
+]
+
+SHAPES_RAW = [
+    path("raw/shapes/<str:resource>/", realshapes_raw.shape_list),
+    path("raw/shapes/<str:resource>/<str:key>/", realshapes_raw.shape_detail),
 ]
 
 RAW_APIS = {"plain": api_v2.api} | {v: variants.APIS[(v, "v2")] for v in variants.VARIANTS}
@@ -55,6 +73,7 @@ URLCONFS: dict[tuple[str, str], list] = {
         for variant, api in RAW_APIS.items()
     },
     ("raw", "tutorial"): [*TUTORIAL_RAW, path("api/", include(api_v2.api.urls))],
+    ("raw", "shapes"): [*SHAPES_RAW, path("api/", include(realshapes_apis.modelresource.urls))],
 }
 
 urlpatterns = [
@@ -67,4 +86,5 @@ urlpatterns = [
     ),
     *(pattern for variant in RAW_APIS for pattern in _raw(variant)),
     *TUTORIAL_RAW,
+    *SHAPES_RAW,
 ]

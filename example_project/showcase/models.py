@@ -2,7 +2,9 @@
 
 Copied from Tastypie's tutorial (``myapp/models.py``), with its ``save()`` that
 fills the slug from the title.  The example's second comparison
-(:mod:`example_project.showcase.tutorial`) serves it as the tutorial teaches.
+(:mod:`example_project.showcase.tutorial`) serves it as the tutorial teaches.  The
+models of the real-world shapes (:mod:`example_project.showcase.realshapes.models`) are
+imported at the end, so the app registry finds them.
 """
 
 from __future__ import annotations
@@ -32,3 +34,16 @@ class Entry(models.Model):
         if not self.slug:
             self.slug = slugify(self.title)[:50]
         return super().save(*args, **kwargs)
+
+
+from example_project.showcase.realshapes.models import (  # noqa: E402
+    Exercise,
+    ExerciseCategory,
+    Image,
+    Muscle,
+    Pin,
+    Points,
+    Tag,
+)
+
+__all__ = ["Entry", "Exercise", "ExerciseCategory", "Image", "Muscle", "Pin", "Points", "Tag"]

@@ -1,0 +1,186 @@
+"""The side-by-side timing that :mod:`benchmarks.tutorial` and :mod:`benchmarks.realshapes`
+share: the same cases served by every flavour of an API, checked, then timed.
+
+A :class:`Sides` names each flavour's URL prefix (``v2`` ModelResource, ``v2p``
+ModelResource + prefetch, ``v3`` DjonyResource, ``drf`` DRF + prefetch, ``raw`` the
+hand-written SQL floor) and the API prefix the floor's links name.  :func:`check` refuses
+(:class:`NotIdentical`) unless every flavour answers a case 200 with v2's bytes (each
+API's prefix made common; DRF: v2's data); :func:`measure` times every (case, flavour)
+once a round, in a fresh shuffled order with ``gc.collect()`` between rounds, so load on
+a shared machine hits all of them alike; :func:`ratio` compares two flavours over those
+rounds; :func:`print_tables` writes the medians and the ratios as Markdown tables, and
+:func:`count_queries` / :func:`print_queries` the SQL queries of one request of each.
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tastypie_djony.verify.differences import byte_difference, decode_json, json_difference
+
+COMMON = b"/api/<api>/"
+#: The ratios printed side by side: (over, under), each "over / under".
+RATIOS = (("v2", "v3"), ("v2p", "v3"), ("drf", "v3"), ("v3", "raw"))
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    path: str  # below the API prefix
+    what: str
+
+
+@dataclass(frozen=True)
+class Sides:
+    """Where each flavour of one API is served."""
+
+    prefixes: dict[str, str]
+    raw_links: str  # the API prefix in the floor's links (it writes ModelResource's)
+
+    @property
+    def flavours(self) -> tuple[str, ...]:
+        return tuple(self.prefixes)
+
+    def get(self, client: Any, flavour: str, case: Case, extra: dict[str, str]) -> Any:
+        return client.get(self.prefixes[flavour] + case.path, **extra)
+
+    def common(self, flavour: str, body: bytes) -> bytes:
+        """``body`` with its API's own link prefix made common."""
+        prefix = self.raw_links if flavour == "raw" else self.prefixes[flavour]
+        return body.replace(prefix.encode(), COMMON)
+
+
+#: ``get(client, flavour, case, extra)``: one request (a module may wrap :meth:`Sides.get`).
+Getter = Callable[[Any, str, Case, dict], Any]
+
+
+class NotIdentical(Exception):
+    """A flavour answers otherwise than ModelResource: nothing is timed."""
+
+
+def check(
+    sides: Sides, client: Any, case: Case, flavours: tuple[str, ...], extra: dict, get: Getter
+) -> int:
+    """Raise :class:`NotIdentical` unless every flavour answers ``case`` as v2 does; return
+    the size of v2's body."""
+    reference = get(client, "v2", case, extra)
+    if reference.status_code != 200:
+        raise NotIdentical(f"v2 {case.name}: HTTP {reference.status_code}")
+    expected = sides.common("v2", reference.content)
+    for flavour in flavours:
+        if flavour == "v2":
+            continue
+        answer = get(client, flavour, case, extra)
+        if answer.status_code != 200:
+            raise NotIdentical(
+                f"{flavour} {case.name}: HTTP {answer.status_code} {answer.content[:300]!r}"
+            )
+        body = sides.common(flavour, answer.content)
+        if flavour == "drf":
+            where = json_difference(decode_json(expected), decode_json(body))
+            if where is not None:
+                raise NotIdentical(f"drf {case.name}: data differs from v2's at {where}")
+        elif body != expected:
+            raise NotIdentical(
+                f"{flavour} {case.name}: body differs from v2's: "
+                + byte_difference(expected, body, context=120, labels=("v2", flavour))
+            )
+    return len(reference.content)
+
+
+def count_queries(
+    client: Any, cases: list[Case], flavours: tuple[str, ...], extra: dict, get: Getter
+) -> dict[tuple[str, str], int]:
+    """The SQL queries of one request of each (case, flavour)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    counts = {}
+    for case in cases:
+        for flavour in flavours:
+            with CaptureQueriesContext(connection) as captured:
+                get(client, flavour, case, extra)
+            counts[(case.name, flavour)] = len(captured)
+    return counts
+
+
+def measure(
+    client: Any,
+    cases: list[Case],
+    flavours: tuple[str, ...],
+    rounds: int,
+    extra: dict,
+    get: Getter,
+) -> dict[tuple[str, str], list[float]]:
+    """Seconds of each (case, flavour) by round, interleaved and shuffled."""
+    targets = [(case, flavour) for case in cases for flavour in flavours]
+    samples: dict[tuple[str, str], list[float]] = {(c.name, f): [] for c, f in targets}
+    for case, flavour in targets:  # warm-up
+        get(client, flavour, case, extra)
+    for _ in range(rounds):
+        random.shuffle(targets)
+        gc.collect()
+        for case, flavour in targets:
+            start = time.perf_counter()
+            response = get(client, flavour, case, extra)
+            samples[(case.name, flavour)].append(time.perf_counter() - start)
+            if response.status_code != 200:
+                raise RuntimeError(f"{flavour} {case.name}: HTTP {response.status_code}")
+    return samples
+
+
+def ratio(samples: dict, case: str, over: str, under: str, of: str = "medians") -> tuple:
+    """``over`` against ``under``: ``of="medians"`` the median of ``over`` over the median
+    of ``under``, ``of="rounds"`` the median of the per-round ratios; with the
+    interquartile range of the per-round ratios."""
+    a, b = samples[(case, over)], samples[(case, under)]
+    per_round = [x / y for x, y in zip(a, b, strict=True)]
+    if of == "rounds":
+        value = statistics.median(per_round)
+    elif of == "medians":
+        value = statistics.median(a) / statistics.median(b)
+    else:
+        raise ValueError(f"of={of!r}: 'medians' or 'rounds'")
+    quartiles = statistics.quantiles(per_round, n=4) if len(per_round) > 1 else per_round * 3
+    return value, f"{quartiles[0]:.2f}-{quartiles[2]:.2f}"
+
+
+def print_tables(
+    vendor: str, cases: list[Case], samples: dict, flavours: tuple, of: str = "medians"
+) -> None:
+    """The medians (ms) and the :data:`RATIOS` of every case, as Markdown tables."""
+    print(f"\n### {vendor}: medians, ms\n")
+    print("| case | " + " | ".join(flavours) + " |")
+    print("|---|" + "---:|" * len(flavours))
+    for case in cases:
+        cells = [f"{statistics.median(samples[(case.name, f)]) * 1000:.2f}" for f in flavours]
+        print(f"| {case.what} | " + " | ".join(cells) + " |")
+    title = "medians of per-round ratios" if of == "rounds" else "ratios of medians"
+    print(f"\n### {vendor}: {title} [IQR of per-round ratios]\n")
+    print("| case | v2 / v3 | v2p / v3 | drf / v3 | v3 / raw floor |")
+    print("|---|---:|---:|---:|---:|")
+    for case in cases:
+        cells = []
+        for over, under in RATIOS:
+            if over in flavours and under in flavours:
+                value, spread = ratio(samples, case.name, over, under, of)
+                cells.append(f"{value:.2f}x [{spread}]")
+            else:
+                cells.append("")
+        print(f"| {case.what} | " + " | ".join(cells) + " |")
+
+
+def print_queries(vendor: str, cases: list[Case], counts: dict, flavours: tuple) -> None:
+    """The queries of one request of each case, by flavour, as a Markdown table."""
+    print(f"\n### {vendor}: queries per request\n")
+    print("| case | " + " | ".join(flavours) + " |")
+    print("|---|" + "---:|" * len(flavours))
+    for case in cases:
+        cells = [str(counts[(case.name, f)]) for f in flavours]
+        print(f"| {case.what} | " + " | ".join(cells) + " |")

@@ -1,0 +1,25 @@
+"""The real-world shapes' Tastypie APIs (:mod:`example_project.showcase.realshapes`).
+
+``shapes-v2`` ModelResource, ``shapes-v2p`` ModelResource with ``select_related`` /
+``prefetch_related``, ``shapes-v3`` DjonyResource: the same resource classes, only the
+base class (and the prefetching querysets) differ.
+"""
+
+from tastypie.api import Api
+from tastypie.resources import ModelResource
+
+from example_project.showcase.realshapes.resources import shape_resources
+from tastypie_djony.resources import DjonyResource
+
+
+def _api(name: str, base: type, prefetch: bool = False) -> Api:
+    api = Api(api_name=name)
+    for resource in shape_resources(base, prefetch):
+        api.register(resource)
+    return api
+
+
+modelresource = _api("shapes-v2", ModelResource)
+prefetching = _api("shapes-v2p", ModelResource, prefetch=True)
+djony = _api("shapes-v3", DjonyResource)
+APIS = [modelresource, prefetching, djony]
