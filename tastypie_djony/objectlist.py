@@ -233,11 +233,11 @@ class DjonyObjectList(RecordedQuerySet):
         """
         self._check_objects()
         if not self.queryset.ordered:
-            return self.rows_and_objects(fields, kept)[0]
+            return self.rows_and_objects(fields, kept, from_objects=False)[0]
         return super().values_rows(fields, kept)
 
     def rows_and_objects(
-        self, fields: list[str], kept: Any = None
+        self, fields: list[str], kept: Any = None, from_objects: bool = True
     ) -> tuple[list[tuple], Callable[[], list[Any]]]:
         """Rows of ``fields`` now, and this list's objects later, from one query.
 
@@ -248,19 +248,26 @@ class DjonyObjectList(RecordedQuerySet):
         give, from those rows, runs the loaders and makes them this list's result.  So a
         page can be served from its values and still hand out its objects, once, only
         if some code asks for them.  Only for an unevaluated list of objects.
+
+        Where Django's own iterable builds the objects (``select_related``, known related
+        objects: :meth:`_builds_from_rows`), its one query gives them now and the rows are
+        their attributes; so do objects loaded with others' (``prefetched``: a page's
+        joined related objects), when they hold every one of ``fields``.
+        ``from_objects=False`` (rows wanted, objects never): always the rows' own query.
         """
         self._check_objects()
-        if self._result is not None or self.prefetched is not None:
+        if self._result is not None:
             raise ValueError("rows_and_objects() needs an unevaluated object list")
+        attributes = self._row_attributes(fields) if from_objects else None
+        if self.prefetched is not None and attributes is not None:
+            found = self.prefetched()  # loaded with others' (joined into a page's rows)
+            if loaded(found, attributes):
+                return self._rows_of(found, attributes)
         queryset = self.queryset
         if queryset.query.is_empty():
             return [], self._adopt_objects(list)
-        if not self._builds_from_rows():
-            attributes = self._row_attributes(fields)
-            if attributes is not None:  # Django's one query gives the objects and the rows
-                found = self._instances()
-                rows = [tuple(getattr(obj, name) for name in attributes) for obj in found]
-                return rows, self._adopt_objects(lambda: found)
+        if not self._builds_from_rows() and attributes is not None:
+            return self._rows_of(self._instances(), attributes)  # Django's one query: both
         model = queryset.model
         init_list = [field.attname for field in model._meta.concrete_fields]
         query = queryset.query
@@ -310,13 +317,29 @@ class DjonyObjectList(RecordedQuerySet):
 
         return rows, self._adopt_objects(objects)
 
-    def _adopt_objects(self, build: Callable[[], list[Any]]) -> Callable[[], list[Any]]:
+    def _rows_of(
+        self, found: list[Any], attributes: list[str]
+    ) -> tuple[list[tuple], Callable[[], list[Any]]]:
+        """:meth:`rows_and_objects` of objects already built: their ``attributes``."""
+        rows = [tuple(getattr(obj, name) for name in attributes) for obj in found]
+        return rows, self._adopt_objects(lambda: found, found)
+
+    def _adopt_objects(
+        self, build: Callable[[], list[Any]], built: list[Any] | None = None
+    ) -> Callable[[], list[Any]]:
+        """A callable giving this list's objects (built, and its loaders run, on first call).
+
+        Its ``built`` is the objects when they exist already (one query gave the rows and
+        them), else ``None``: what a nested field may take its related objects from.
+        """
+
         def objects() -> list[Any]:
             if self._result is None:
                 self._result = build()
                 self._after_load()
             return self._result
 
+        objects.built = built
         return objects
 
     def _check_objects(self) -> None:
@@ -338,6 +361,11 @@ class DjonyObjectList(RecordedQuerySet):
     def _refusal(self, exc: BaseException) -> BadRequest | None:
         """The 400 for what the database refused of the client's input, or ``None``."""
         return read_refused(self.queryset.db, exc)
+
+
+def loaded(objects: list[Any], attributes: list[str]) -> bool:
+    """Whether each of ``objects`` holds each of ``attributes`` (none is deferred)."""
+    return all(name in vars(obj) for obj in objects for name in attributes)
 
 
 def check_rows_serve(object_list: Any) -> None:

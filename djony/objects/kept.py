@@ -138,6 +138,11 @@ register(
     "one per model whose objects are built",
 )
 register(
+    "djony.objects.peers.to_many_accessors",
+    "a model -> its to-many relations' cache names and accessors (functools.cache)",
+    "one per model whose page objects load a relation together",
+)
+register(
     "djony.bridge.backends.postgresql.provider_for",
     "a driver name -> djony's Pony provider class for it (functools.cache)",
     "one per installed PostgreSQL driver",

@@ -68,7 +68,7 @@ class RecordedQuerySet(RowReader):
         return type(self)(queryset, self.loaders)
 
     def with_loaders(self, loaders: tuple) -> RecordedQuerySet:
-        return type(self)(self.queryset, loaders)
+        return type(self)(self.queryset, loaders, self.prefetched)
 
     # -- the QuerySet API -------------------------------------------------
     def all(self) -> RecordedQuerySet:

@@ -118,13 +118,14 @@ class FieldPlan:
             columns.append("pk")
         return columns
 
-    def page(self, rows: list[tuple]) -> Page:
-        """The page of ``rows``: this request's URI builders, what each source reads once."""
+    def page(self, rows: list[tuple], built: list[Any] | None = None) -> Page:
+        """The page of ``rows`` (``built``: their objects, if built already): this request's
+        URI builders, what each source reads once."""
         keys = []
         if "pk" in self.columns:
             pk = self.columns.index("pk")
             keys = [row[pk] for row in rows]
-        page = Page(rows, keys, {uris: uris.builder() for uris in self.uris})
+        page = Page(rows, keys, {uris: uris.builder() for uris in self.uris}, built=built)
         for source in self.prepared:
             source.prepare(page)
         return page
@@ -218,7 +219,7 @@ class BundlePlan(FieldPlan):
         Raises :class:`~tastypie_djony.declines.Fallback` when a row (here or in a nested
         field) needs the general path.
         """
-        page = self.page(rows)
+        page = self.page(rows, getattr(objects, "built", None))
         if caches is not None:
             caches.page = page
         steps = [None if step.object or step.nested else step.source.value for step in self.steps]

@@ -62,6 +62,9 @@ class Page:
     builders: dict[DetailUris, Callable[[Any], str]] = field(default_factory=dict)
     #: What each source prepared for the page, by source.
     data: dict[Any, Any] = field(default_factory=dict)
+    #: The rows' objects when the page's one query built them already (``select_related``:
+    #: their joined related objects too), else ``None``.
+    built: list[Any] | None = None
 
 
 class Source:

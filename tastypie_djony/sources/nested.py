@@ -140,14 +140,19 @@ class NestedSource(Source):
     def bind(self, position: Callable[[str], int]) -> None:
         self.pk = position("pk")
 
-    def related_page(self, keys: set) -> tuple[Any, dict[Any, int]]:
-        """The related rows of ``keys`` (one query) and each key's position."""
+    def related_page(self, keys: set, joined: list | None = None) -> tuple[Any, dict[Any, int]]:
+        """The related rows of ``keys`` (one query; none when ``joined`` holds their objects,
+        joined into the owners' query) and each key's position."""
         if not keys:
             return Prepared([], list, [], None), {}
         target = self.relation.target
-        prepared = self._one_related(keys) if len(keys) == 1 else None
+        prepared = self._one_related(keys) if len(keys) == 1 and joined is None else None
         if prepared is None:
-            rows = DjonyObjectList(target._default_manager.filter(pk__in=keys), self.loaders)
+            rows = DjonyObjectList(
+                target._default_manager.filter(pk__in=keys),
+                self.loaders,
+                None if joined is None else lambda: joined,
+            )
             prepared = self.nested.prepare(rows)
         positions = {key: position for position, key in enumerate(prepared.keys)}
         if not keys <= positions.keys():
@@ -292,10 +297,27 @@ class NestedOneSource(NestedSource):
             raise Fallback  # an owner the base manager does not see: Tastypie's own walk
         if not related_may_be_absent(self.field) and any(by_owner[k] is None for k in owner_keys):
             raise Fallback  # the general path raises Tastypie's error for that object
-        prepared, positions = self.related_page(
-            {key for key in by_owner.values() if key is not None}
-        )
+        keys = {key for key in by_owner.values() if key is not None}
+        prepared, positions = self.related_page(keys, self._joined(page, keys))
         page.data[self] = (by_owner, prepared, positions)
+
+    def _joined(self, page: Page, keys: set) -> list | None:
+        """The related objects of ``keys`` that the owners' query joined in
+        (``select_related``), as Tastypie's walk would find them, else ``None``."""
+        owners = page.built
+        if owners is None or self.link_column is None:
+            return None
+        field, target = self.relation.model_field, self.relation.target
+        found: dict[Any, Any] = {}
+        for owner in owners:
+            if not field.is_cached(owner):
+                return None
+            related = field.get_cached_value(owner)
+            if related is not None:
+                if type(related) is not target:
+                    return None
+                found.setdefault(related.pk, related)
+        return list(found.values()) if found.keys() == keys else None
 
     def fill(self, owners: list[Any], page: Page) -> None:
         """The owners' related-object caches from the related rows (:class:`NestedCaches`)."""

@@ -110,8 +110,33 @@ def build_api(api_name: str, base: type) -> Api:
             bundle.data["by"] = bundle.obj.author.name
             return bundle
 
+    class NameResource(base):
+        class Meta:
+            queryset = Author.objects.all()
+            resource_name = "name"
+            fields = ["id", "name"]
+            authorization = Authorization()
+
+    class JoinedFullBookResource(base):
+        """Its nested author joined in: the page's one query gives the nested rows too."""
+
+        author = fields.ToOneField(NameResource, "author", full=True)
+        editor = fields.ToOneField(NameResource, "editor", full=True, null=True)
+
+        class Meta:
+            queryset = Book.objects.select_related("author", "editor")
+            resource_name = "joinedfull"
+            fields = ["id", "title", "author", "editor"]
+            authorization = Authorization()
+
+        def dehydrate(self, bundle):
+            bundle.data["by"] = bundle.obj.author.name
+            return bundle
+
     api = Api(api_name=api_name)
     resources = (
+        NameResource,
+        JoinedFullBookResource,
         AuthorResource,
         TaggedBookResource,
         ReviewedBookResource,
@@ -139,7 +164,8 @@ def library(db):
         tags = [Tag.objects.get_or_create(name=name)[0] for name in ("red", "blue", "green")]
         first = Book.objects.count()
         for n in range(first, first + books):
-            book = Book.objects.create(title=f"Book {n:02d}", author=authors[n % 3])
+            editor = authors[(n + 1) % 3] if n % 2 else None
+            book = Book.objects.create(title=f"Book {n:02d}", author=authors[n % 3], editor=editor)
             book.tags.set(tags[: n % 4])
             for k in range(n % 3):
                 Chapter.objects.create(book=book, writer=authors[k])
@@ -186,6 +212,7 @@ pytestmark = pytest.mark.urls(__name__)
         "author/",
         "joined/",
         "joined/?limit=3&offset=2",
+        "joinedfull/",
     ],
 )
 def test_pages_answer_as_on_modelresource(library, url) -> None:
@@ -202,6 +229,7 @@ def test_details_answer_as_on_modelresource(library) -> None:
         f"reviewed/{book.pk}/",
         f"writer/{book.author_id}/",
         f"joined/{book.pk}/",
+        f"joinedfull/{book.pk}/",
     ):
         same_answers(url)
 
@@ -232,3 +260,12 @@ def test_a_joined_queryset_reads_its_rows_once(library, url) -> None:
     reads = [query for query in sql if f"FROM {book}" in query and "COUNT(" not in query]
     assert len(reads) == 1, reads
     assert f"JOIN {author}" in reads[0]
+
+
+@pytest.mark.parametrize("url", ["joinedfull/", "joinedfull/{pk}/"])
+def test_nested_rows_joined_into_the_page_are_not_read_again(library, url) -> None:
+    library(6)
+    sql = v3_queries(url.format(pk=Book.objects.order_by("pk").first().pk))
+    author = connection.ops.quote_name("testapp_author")
+    assert [query for query in sql if f"FROM {author}" in query] == []
+    assert len([query for query in sql if f"JOIN {author}" in query]) == 1  # author, editor
