@@ -152,9 +152,15 @@ def ratio(samples: dict, case: str, over: str, under: str, of: str = "medians") 
 
 
 def print_tables(
-    vendor: str, cases: list[Case], samples: dict, flavours: tuple, of: str = "medians"
+    vendor: str,
+    cases: list[Case],
+    samples: dict,
+    flavours: tuple,
+    of: str = "medians",
+    ratios: tuple = RATIOS,
 ) -> None:
-    """The medians (ms) and the :data:`RATIOS` of every case, as Markdown tables."""
+    """The medians (ms) and the ``ratios`` (default :data:`RATIOS`) of every case, as
+    Markdown tables."""
     print(f"\n### {vendor}: medians, ms\n")
     print("| case | " + " | ".join(flavours) + " |")
     print("|---|" + "---:|" * len(flavours))
@@ -163,11 +169,12 @@ def print_tables(
         print(f"| {case.what} | " + " | ".join(cells) + " |")
     title = "medians of per-round ratios" if of == "rounds" else "ratios of medians"
     print(f"\n### {vendor}: {title} [IQR of per-round ratios]\n")
-    print("| case | v2 / v3 | v2p / v3 | drf / v3 | v3 / raw floor |")
-    print("|---|---:|---:|---:|---:|")
+    names = [f"{over} / {under}" + (" floor" if under == "raw" else "") for over, under in ratios]
+    print("| case | " + " | ".join(names) + " |")
+    print("|---|" + "---:|" * len(ratios))
     for case in cases:
         cells = []
-        for over, under in RATIOS:
+        for over, under in ratios:
             if over in flavours and under in flavours:
                 value, spread = ratio(samples, case.name, over, under, of)
                 cells.append(f"{value:.2f}x [{spread}]")

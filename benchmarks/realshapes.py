@@ -10,11 +10,13 @@ submitter and image nested ``full=True``, tags from a ``dehydrate_tags`` reading
 ``prepend_urls``; exercises detailed by slug (``detail_uri_name`` + ``prepend_urls``),
 their category and muscles as URIs, a ``dehydrate_description``, filtered by
 ``category__name__in``; a user's points behind ``ApiKeyAuthentication``, narrowed to the
-user by ``authorized_read_list``, a ``dehydrate()`` adding a key.  Each in five flavours:
+user by ``authorized_read_list``, a ``dehydrate()`` adding a key.  Each in six flavours:
 ``v2`` ModelResource (``/api/shapes-v2/``), ``v2p`` ModelResource with
 ``select_related``/``prefetch_related`` (``/api/shapes-v2p/``), ``v3`` DjonyResource
-(``/api/shapes-v3/``), ``drf`` DRF + the same prefetch (:mod:`benchmarks.realshapes_drf`)
-and ``raw`` the hand-written SQL floor (:mod:`benchmarks.realshapes_raw`).  Requests carry
+(``/api/shapes-v3/``), ``v3p`` DjonyResource on v2p's querysets (``/api/shapes-v3p/``: that
+tuned API switched, as a project switches it: ``v2p / v3p``), ``drf`` DRF + the same
+prefetch (:mod:`benchmarks.realshapes_drf`) and ``raw`` the hand-written SQL floor
+(:mod:`benchmarks.realshapes_raw`).  Requests carry
 the demo user's ``ApiKey`` header (only the points read it).
 
 :mod:`benchmarks.harness` checks every flavour first (the Tastypie flavours and the floor
@@ -40,12 +42,15 @@ SIDES = harness.Sides(
         "v2": "/api/shapes-v2/",
         "v2p": "/api/shapes-v2p/",
         "v3": "/api/shapes-v3/",
+        "v3p": "/api/shapes-v3p/",
         "drf": "/api/shapes-drf/",
         "raw": "/raw/shapes/",
     },
     raw_links="/api/shapes-v2/",
 )
 FLAVOURS = SIDES.flavours
+#: The harness's ratios, and the tuned API switched against itself before the switch.
+RATIOS = (*harness.RATIOS, ("v2p", "v3p"))
 CASES = (
     Case("pin-detail", "pin/41/?format=json", "pinry pin: detail"),
     Case("pin-page", "pin/?format=json", "pinry pin: default page (20)"),
@@ -160,7 +165,7 @@ def main(argv: list[str] | None = None) -> None:
         + ", ".join(f"{name} ({size:,} bytes)" for name, size in sizes.items())
     )
     harness.print_queries(connection.vendor, cases, counts, flavours)
-    harness.print_tables(connection.vendor, cases, samples, flavours, of="rounds")
+    harness.print_tables(connection.vendor, cases, samples, flavours, of="rounds", ratios=RATIOS)
     if args.json:
         Path(args.json).write_text(
             json.dumps({f"{c}/{f}": times for (c, f), times in samples.items()}, indent=1)

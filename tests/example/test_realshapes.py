@@ -56,7 +56,7 @@ def test_the_bodies_are_the_shapes_asked_for(client, seeded, cases):
     assert all(isinstance(o["bonus"], bool) for o in points["objects"])
 
 
-@pytest.mark.parametrize("flavour", ["v2p", "v3", "drf", "raw"])
+@pytest.mark.parametrize("flavour", ["v2p", "v3", "v3p", "drf", "raw"])
 def test_a_different_body_stops_the_run(client, seeded, cases, monkeypatch, flavour):
     real = realshapes.get
 
