@@ -15,6 +15,8 @@ One module per step:
 * :mod:`.generation`: the requests, from each resource's definition and its rows
   (with :mod:`.copies`, the rows updates and deletes are sent to);
 * :mod:`.credentials`: what ``--user`` sends for each resource's authentication;
+* :mod:`.budget`: the order the requests are sent in, and what ``--max-requests`` and
+  ``--seconds`` cut off;
 * :mod:`.running`: sending a request to both sides (in a rolled-back transaction)
   and comparing, with :mod:`.differences` and, for writes, :mod:`.effects` (the rows
   of every table written, the signals fired);

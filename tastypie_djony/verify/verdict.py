@@ -19,10 +19,12 @@ be sent) on a line of its own.  The run fails, with one line saying why, when:
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from django.urls import Resolver404, resolve
 
+from tastypie_djony.verify.budget import LeftOut
 from tastypie_djony.verify.discovery import tastypie_view
 from tastypie_djony.verify.report import ResourceSummary
 
@@ -91,8 +93,11 @@ def reason(summaries: list[ResourceSummary], not_compared: list[str], user: str 
     return ""
 
 
-def not_compared_line(compared: int, not_compared: int, not_sent: int) -> str:
-    """``Not compared: ...``: the resources and requests the run left out, or ``""``."""
+def not_compared_line(
+    compared: int, not_compared: int, not_sent: int, left: Sequence[LeftOut] = ()
+) -> str:
+    """``Not compared: ...``: the resources and requests the run left out, or ``""``;
+    ``left``: the requests ``--max-requests`` or ``--seconds`` kept from being sent."""
     parts = []
     if not_compared:
         parts.append(
@@ -101,6 +106,8 @@ def not_compared_line(compared: int, not_compared: int, not_sent: int) -> str:
         )
     if not_sent:
         parts.append(f'{not_sent} requests (each named above after "not sent:")')
+    for bound in left:
+        parts.append(f"{bound.total} requests cut off by {bound.option} (per resource above)")
     return f"Not compared: {'; '.join(parts)}." if parts else ""
 
 

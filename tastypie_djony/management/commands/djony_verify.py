@@ -25,7 +25,6 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +38,7 @@ from django.utils.module_loading import import_string
 
 import tastypie_djony
 from tastypie_djony.verify import (
+    budget,
     credentials,
     discovery,
     generation,
@@ -212,16 +212,15 @@ class Command(BaseCommand):
         self.step = "sending the requests"
         summaries = {t.uri: report.ResourceSummary(t.uri, t.base) for t in targets}
         by_uri = {t.uri: t for t in targets}
-        plans = [t.requests for t in targets] + self._logged(targets, options)
-        queue = [req for group in zip_longest(*plans) for req in group if req is not None]
-        queue = queue[: options["max_requests"]]
+        planned = budget.interleaved([t.requests for t in targets] + self._logged(targets, options))
+        queue = planned[: options["max_requests"]]
         deadline = time.monotonic() + options["seconds"]
         bar = Progress("djony_verify", len(queue)) if sys.stderr.isatty() else None
-        stopped = False
+        unsent: list[generation.Request] = []
         try:
             for index, request in enumerate(queue):
                 if time.monotonic() > deadline:
-                    stopped = True
+                    unsent = queue[index:]
                     break
                 summary = summaries[request.resource]
                 try:
@@ -236,6 +235,16 @@ class Command(BaseCommand):
             credentials.VerifyBackend.user = None
         if bar:
             bar.close()
+        left = [
+            found
+            for found in (
+                budget.left_out(
+                    "--max-requests", options["max_requests"], planned[len(queue) :], planned
+                ),
+                budget.left_out("--seconds", options["seconds"], unsent, planned),
+            )
+            if found is not None
+        ]
         self.step = "timing the answers"
         self._time(summaries, by_uri, runner, options)
         self.step = "telling which path serves each resource"
@@ -251,7 +260,7 @@ class Command(BaseCommand):
             else:
                 compared.append(summary)
         notes = [*unknown, *_error_handling_notes(compared)]
-        return self._report(compared, ledger.entries, twins.kept, notes, stopped, alias, options)
+        return self._report(compared, ledger.entries, twins.kept, notes, left, alias, options)
 
     def _targets(self, found: discovery.Found, ledger: Ledger, prefixes: list[str] | None) -> list:
         """The resources to compare (``--resource`` applied), each once; the others entered
@@ -411,12 +420,13 @@ class Command(BaseCommand):
         not_compared: list[NotCompared],
         kept: list[Any],
         notes: list[str],
-        stopped: bool,
+        left: list[budget.LeftOut],
         alias: str,
         options: dict[str, Any],
     ) -> str:
         out = self.stdout
         sent = sum(len(s.outcomes) for s in summaries)
+        stopped = any(bound.option == "--seconds" for bound in left)
         vendor = connections[alias].vendor
         out.write(
             f"djony_verify: {sent} requests to {len(summaries)} resources and their twins on "
@@ -432,6 +442,7 @@ class Command(BaseCommand):
         lines = [*(f"not compared: {why}" for why in reasons), *served]
         lines += [*(f"related kept: {k}" for k in kept), *notes]
         lines += [f"not sent: {request}: {why}" for _, request, why in not_sent]
+        lines += [bound.line() for bound in left]
         for note in [*lines, *(line for line in slower if line)]:
             out.write(f"\n{note}")
         different = [o for s in summaries for o in s.different]
@@ -449,12 +460,16 @@ class Command(BaseCommand):
                 out.write("")
                 out.write(report.difference_text(outcome))
         failed = verdict.reason(summaries, reasons, options["user"])
-        uncompared = verdict.not_compared_line(len(summaries), len(not_compared), len(not_sent))
+        uncompared = verdict.not_compared_line(
+            len(summaries), len(not_compared), len(not_sent), left
+        )
         if options["json"]:
             data = report.as_json(
                 summaries,
                 {"database": alias, "vendor": vendor, "user": options["user"],
-                 "stopped_by_seconds": stopped, "exit_status": 1 if failed else 0,
+                 "stopped_by_seconds": stopped,
+                 "left_out": [bound.as_json() for bound in left],
+                 "exit_status": 1 if failed else 0,
                  "failure": failed or None, "not_compared": reasons,
                  "not_sent": [{"resource": uri, "request": request, "reason": why}
                               for uri, request, why in not_sent],
