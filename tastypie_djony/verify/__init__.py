@@ -20,6 +20,7 @@ One module per step:
 * :mod:`.running`: sending a request to both sides (in a rolled-back transaction)
   and comparing, with :mod:`.differences` and, for writes, :mod:`.effects` (the rows
   of every table written, the signals fired);
+* :mod:`.refusals`: answers that are a 405 on both sides, and resources no GET reads;
 * :mod:`.verdict`: whether the run proved anything, and the one-line reason if not;
 * :mod:`.trouble`: what could not be compared and why (an exception in one line, naming
   the field the command was working on);

@@ -42,6 +42,7 @@ from tastypie_djony.verify import (
     credentials,
     discovery,
     generation,
+    refusals,
     report,
     running,
     timing,
@@ -245,6 +246,10 @@ class Command(BaseCommand):
             )
             if found is not None
         ]
+        for uri, summary in summaries.items():
+            summary.not_readable = refusals.not_readable(
+                summary.outcomes, lambda request, uri=uri: report.request_kind(request, uri)
+            )
         self.step = "timing the answers"
         self._time(summaries, by_uri, runner, options)
         self.step = "telling which path serves each resource"
@@ -387,11 +392,14 @@ class Command(BaseCommand):
         targets[:] = ledger.keep(targets, "the first request raised", warm_up)
 
     def _time(self, summaries: dict, by_uri: dict, runner: running.Runner, options: dict) -> None:
-        """Each resource's speed (:mod:`tastypie_djony.verify.timing`), within --timing-seconds."""
+        """Each resource's speed (:mod:`tastypie_djony.verify.timing`), within --timing-seconds;
+        not of a resource no GET reads (:mod:`tastypie_djony.verify.refusals`)."""
         if not options["timing_seconds"]:
             return
         chosen = {}
         for uri, summary in summaries.items():
+            if summary.not_readable is not None and summary.not_readable.whole:
+                continue
             sides = sorted(by_uri[uri].sides, key=lambda side: side.base != "ModelResource")
             requests = timing.picked(
                 summary.outcomes, lambda request, uri=uri: report.request_kind(request, uri)
@@ -439,7 +447,9 @@ class Command(BaseCommand):
         not_sent = [(s.uri, *entry) for s in summaries for entry in s.not_sent]
         slower = [s.where_the_time_goes() for s in summaries]
         served = [line for line in map(report.served_line, summaries) if line]
-        lines = [*(f"not compared: {why}" for why in reasons), *served]
+        unread = [f"{s.uri}: {s.not_readable}" for s in summaries if s.not_readable]
+        lines = [*(f"not compared: {why}" for why in reasons)]
+        lines += [*(f"not readable: {line}" for line in unread), *served]
         lines += [*(f"related kept: {k}" for k in kept), *notes]
         lines += [f"not sent: {request}: {why}" for _, request, why in not_sent]
         lines += [bound.line() for bound in left]
@@ -471,6 +481,7 @@ class Command(BaseCommand):
                  "left_out": [bound.as_json() for bound in left],
                  "exit_status": 1 if failed else 0,
                  "failure": failed or None, "not_compared": reasons,
+                 "not_readable": unread,
                  "not_sent": [{"resource": uri, "request": request, "reason": why}
                               for uri, request, why in not_sent],
                  "related_kept": [str(k) for k in kept], "notes": notes},
