@@ -9,7 +9,8 @@ One module per step:
 
 * :mod:`.discovery`: the resources the URLconf serves;
 * :mod:`.targets`: each of them on its way to be compared (its list URI, its twin
-  mounted, its two sides), or why it cannot be;
+  mounted, its two sides), or why it cannot be; with :mod:`.namespaces`, the list URI
+  of a resource whose own ``reverse()`` misses the namespace it is mounted under;
 * :mod:`.twins`: a resource class rebuilt on the other base class;
 * :mod:`.urlconf`: a copy of the URLconf with the twins mounted instead;
 * :mod:`.generation`: the requests, from each resource's definition and its rows

@@ -39,8 +39,8 @@ def unreachable(resource: Any, uri: str) -> str | None:
     """Why ``resource``'s list URI ``uri`` does not reach it, or ``None`` if it does."""
     if not uri:
         return (
-            "get_resource_uri() is '' (no URL reverses to it: a namespaced "
-            "include() without Meta.urlconf_namespace?)"
+            "get_resource_uri() is '' and none of its URLs is named api_dispatch_list (a "
+            "base_urls() of its own?): no list URI to send its requests to"
         )
     try:
         match = resolve(uri)

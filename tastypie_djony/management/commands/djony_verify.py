@@ -264,7 +264,9 @@ class Command(BaseCommand):
                 ledger.entries.append(NotCompared(target.name, why))
             else:
                 compared.append(summary)
-        notes = [*unknown, *_error_handling_notes(compared)]
+        compared_uris = {summary.uri for summary in compared}
+        empty = [n for t in targets if t.uri in compared_uris and (n := t.uris_note())]
+        notes = [*(f"namespaced: {n}" for n in empty), *unknown, *_error_handling_notes(compared)]
         return self._report(compared, ledger.entries, twins.kept, notes, left, alias, options)
 
     def _targets(self, found: discovery.Found, ledger: Ledger, prefixes: list[str] | None) -> list:
@@ -285,7 +287,9 @@ class Command(BaseCommand):
                     )
                 )
         targets = ledger.keep(
-            [Target(r) for r in found.resources], "get_resource_uri() raised", Target.read_uri
+            [Target(r, namespace=found.namespaces.get(id(r))) for r in found.resources],
+            "get_resource_uri() raised",
+            Target.read_uri,
         )
         targets = [t for t in targets if selected(t)]
         targets = ledger.keep(targets, "its list URI cannot be resolved", Target.check_reachable)
@@ -368,7 +372,9 @@ class Command(BaseCommand):
         counted); a resource whose requests cannot be made is not compared."""
 
         def plan(target: Target) -> None:
-            generator = generation.ResourceRequests(target.resource, alias, options["sample"])
+            generator = generation.ResourceRequests(
+                target.resource, alias, options["sample"], uri=target.uri
+            )
             requests = list(generator.all())
             if options["writes"]:
                 original = target.sides[0]
@@ -379,7 +385,7 @@ class Command(BaseCommand):
 
                 # First, so that --max-requests does not cut them off.
                 requests = [
-                    *generation.write_requests(target.resource, alias, fetch_json),
+                    *generation.write_requests(target.resource, alias, fetch_json, target.uri),
                     *requests,
                 ]
             target.requests = requests
