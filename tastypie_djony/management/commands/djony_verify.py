@@ -6,12 +6,16 @@ sends both the same generated requests through the project's URLconf and
 middleware, and prints per resource how many answers were identical and how
 fast each side was, then the first differences.  A resource it cannot
 compare (a plain ``Resource``, one no request reaches, one whose twin cannot
-be built ...) is named with the reason, and the run goes on with the others.
+be built ...) is named with the reason, and the run goes on with the others;
+one whose GETs answer 405 on both sides is named "not readable" and not timed,
+and the requests ``--max-requests`` or ``--seconds`` cut off are counted per
+resource.
 
 Exit status 0 when every answer compared was the same (a line of its own
-counts what was not compared); 1, with one line saying why, when an answer
-differs or when the run proved nothing (nothing was compared, most answers
-were errors on both sides, ...: see :mod:`tastypie_djony.verify.verdict`);
+counts what was not compared or not sent); 1, with one line saying why, when an
+answer differs or when the run proved nothing (nothing was compared, or nothing
+read; most answers were errors on both sides, ...: see
+:mod:`tastypie_djony.verify.verdict`);
 2 when the run could not go on (the message says what it was doing and what
 was raised).  Every request runs in a transaction that is rolled back: the
 command changes no data.  See :mod:`tastypie_djony.verify`.
