@@ -4,14 +4,15 @@ Every URL pattern a Tastypie resource adds is a view made by
 ``Resource.wrap_view(name)``: a closure over the resource instance and the
 method name.  Walking the resolver's tree and opening those closures finds
 each resource instance exactly as it is mounted (its ``Api``, its
-``api_name``), whatever ``include()``, namespaces or prefixes lie above it.
+``api_name``), whatever ``include()``, namespaces or prefixes lie above it, and
+the namespace its list URL is reversed through (:mod:`.namespaces`).
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.urls import URLPattern, URLResolver, get_resolver
@@ -19,6 +20,9 @@ from tastypie.api import Api
 from tastypie.resources import ModelResource, Resource
 
 from tastypie_djony.resources import DjonyResource
+
+#: The name Tastypie gives a resource's list URL.
+LIST_URL = "api_dispatch_list"
 
 
 @dataclass(frozen=True)
@@ -58,13 +62,17 @@ def tastypie_view(callback: Any, depth: int = 3) -> TastypieView | None:
     return None
 
 
-def walk(patterns: list) -> Iterator[URLPattern]:
-    """Every ``URLPattern`` below ``patterns``, depth first."""
+def walk(patterns: list, namespace: str = "") -> Iterator[tuple[URLPattern, str]]:
+    """Every ``URLPattern`` below ``patterns``, depth first, with the namespace path it
+    is reversed through (``"outer:api"``; ``""`` outside every namespaced include)."""
     for pattern in patterns:
         if isinstance(pattern, URLResolver):
-            yield from walk(pattern.url_patterns)
+            inner = namespace
+            if pattern.namespace:
+                inner = f"{namespace}:{pattern.namespace}" if namespace else pattern.namespace
+            yield from walk(pattern.url_patterns, inner)
         elif isinstance(pattern, URLPattern):
-            yield pattern
+            yield pattern, namespace
 
 
 def is_verifiable(resource: Resource) -> bool:
@@ -82,17 +90,24 @@ class Found:
 
     resources: list[Resource]
     skipped: list[Resource]
+    #: ``id(resource)`` -> the namespace path its list URL (``api_dispatch_list``) is
+    #: mounted under (``""``: under no namespaced ``include()``).
+    namespaces: dict[int, str] = field(default_factory=dict)
 
 
 def find_resources(urlconf: Any = None) -> Found:
     """The resource instances mounted in ``urlconf`` (default: ``ROOT_URLCONF``), in URL order."""
     seen: dict[int, Resource] = {}
-    for pattern in walk(get_resolver(urlconf).url_patterns):
+    namespaces: dict[int, str] = {}
+    for pattern, namespace in walk(get_resolver(urlconf).url_patterns):
         view = tastypie_view(pattern.callback)
         if view is not None and isinstance(view.owner, Resource):
             seen.setdefault(id(view.owner), view.owner)
+            if pattern.name == LIST_URL:
+                namespaces.setdefault(id(view.owner), namespace)
     resources = list(seen.values())
     return Found(
         resources=[r for r in resources if is_verifiable(r)],
         skipped=[r for r in resources if not is_verifiable(r)],
+        namespaces=namespaces,
     )

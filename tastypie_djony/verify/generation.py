@@ -83,16 +83,19 @@ def _query(path: str, params: dict[str, str] | list[tuple[str, str]]) -> str:
 
 
 class ResourceRequests:
-    """The requests for one mounted resource (the original, on ``using``)."""
+    """The requests for one mounted resource (the original, on ``using``) at its list URI
+    ``uri`` (default: its ``get_resource_uri()``)."""
 
-    def __init__(self, resource: Resource, using: str, sample: int = 5, seed: int = 2013) -> None:
+    def __init__(
+        self, resource: Resource, using: str, sample: int = 5, seed: int = 2013, uri: str = ""
+    ) -> None:
         self.resource = resource
         self.meta = resource._meta
         self.model = self.meta.object_class
         self.using = using
         self.sample = sample
         self.random = random.Random(seed)
-        self.uri = resource.get_resource_uri()
+        self.uri = uri or resource.get_resource_uri()
         queryset = self.meta.queryset
         if queryset is None:  # Meta.object_class only: its rows through the default manager
             queryset = self.model._default_manager.all()
@@ -278,7 +281,7 @@ def date_part(value: Any, term: str) -> int:
 
 # -- writes -------------------------------------------------------------------------------
 def write_requests(
-    resource: Resource, using: str, fetch_json: Callable[[str], Any]
+    resource: Resource, using: str, fetch_json: Callable[[str], Any], uri: str = ""
 ) -> Iterator[Request]:
     """Writes built from the resource's fields and one existing row (what the resource allows).
 
@@ -286,9 +289,10 @@ def write_requests(
     left out), with every field (every to-one and to-many given), with blank
     values where fields allow them; then PUT, PATCH and DELETE (detail and
     list) on a copy of the row (:mod:`.copies`), made in the request's
-    transaction.  ``fetch_json(path)`` returns a detail as the API shows it.
+    transaction.  ``fetch_json(path)`` returns a detail as the API shows it; ``uri`` is
+    the list URI (default: ``get_resource_uri()``).
     """
-    generator = ResourceRequests(resource, using, sample=1)
+    generator = ResourceRequests(resource, using, sample=1, uri=uri)
     keys = generator.keys()
     if not keys:
         return

@@ -5,7 +5,8 @@ identical, how many differed, how many were ModelResource 500s that
 DjonyResource answers with a 4xx (better, never worse), with ``--writes`` how
 many writes succeeded on both sides, each side's median time and the speed-up
 with its spread, from the interleaved rounds of :mod:`tastypie_djony.verify.timing`
-(``-`` where too few rounds ran), and which path serves the DjonyResource side's
+(``-`` where too few rounds ran, and for a resource no GET reads: :mod:`.refusals`),
+and which path serves the DjonyResource side's
 JSON lists and details (:func:`served_line`: the plans, or Tastypie's general path
 and why).  :func:`as_json` is the same as data, for ``--json``.
 """
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tastypie_djony.verify.differences import answer_difference
+from tastypie_djony.verify.refusals import NotReadable
 from tastypie_djony.verify.running import Outcome
 from tastypie_djony.verify.timing import Speed, median_speedup
 
@@ -37,6 +39,8 @@ class ResourceSummary:
     speed: Speed | None = None
     #: Page kind -> the path serving the DjonyResource side's JSON pages of it.
     served_by: dict[str, str] = field(default_factory=dict)
+    #: The GETs both sides refuse with a 405 (``None``: its lists and details are read).
+    not_readable: NotReadable | None = None
 
     @property
     def different(self) -> list[Outcome]:
@@ -107,6 +111,7 @@ class ResourceSummary:
             "writes": len(self.writes),
             "writes_succeeded_on_both_sides": len(self.writes_succeeded),
             "not_sent": len(self.not_sent),
+            "not_readable": str(self.not_readable) if self.not_readable else None,
             "median_ms": {side: _round(self.median_ms(side)) for side in SIDES},
             "speedup": _round(self.speedup()),
             "timing": self.speed.as_json() if self.speed is not None else None,

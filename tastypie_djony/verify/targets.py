@@ -16,7 +16,7 @@ from typing import Any
 from django.urls import Resolver404, resolve
 from tastypie.resources import Resource
 
-from tastypie_djony.verify import discovery, verdict
+from tastypie_djony.verify import discovery, namespaces, verdict
 from tastypie_djony.verify.generation import Request
 from tastypie_djony.verify.running import Side
 from tastypie_djony.verify.trouble import Unverifiable
@@ -32,6 +32,11 @@ class Target:
     stand_in: Any = None  # its twin, mounted in the twins' URLconf
     sides: list[Side] = field(default_factory=list)  # the original first, the twin second
     requests: list[Request] = field(default_factory=list)
+    #: The namespace path its list URL is mounted under ("": none; None: no list URL found).
+    namespace: str | None = None
+    #: Whether ``get_resource_uri()`` is ``''`` and the list URI was reversed through
+    #: ``namespace`` instead (:mod:`.namespaces`).
+    uris_empty: bool = False
 
     @property
     def name(self) -> str:
@@ -42,7 +47,18 @@ class Target:
         return discovery.base_name(self.resource)
 
     def read_uri(self) -> None:
+        """The list URI: ``get_resource_uri()`` or, when that is ``''``, the URI the list
+        URL has where it is mounted (:func:`.namespaces.list_uri`)."""
         self.uri = self.resource.get_resource_uri()
+        if not self.uri and self.namespace is not None:
+            self.uri = namespaces.list_uri(self.resource, self.namespace)
+            self.uris_empty = True
+
+    def uris_note(self) -> str | None:
+        """Why the resource's URIs are ``''`` on both sides, if they are."""
+        if not self.uris_empty or self.namespace is None:
+            return None
+        return namespaces.note(self.resource, self.uri, self.namespace)
 
     def check_reachable(self) -> None:
         """Raise :class:`Unverifiable` unless the list URI reaches this resource."""

@@ -9,9 +9,11 @@ be sent) on a line of its own.  The run fails, with one line saying why, when:
 
 * the twin machinery itself raised (a ModelResource answer whose exception
   was raised inside tastypie_djony, where only djony_verify's twins run);
-* nothing was compared;
+* nothing was compared, or nothing read: every resource compared refuses its
+  list and detail GETs with a 405 on both sides (:mod:`.refusals`);
 * most of a resource's answers are errors on both sides (every answer a
-  401 means the requests never got in: pass ``--user``);
+  401 means the requests never got in: pass ``--user``); a 405 on both sides
+  is a method the resource does not allow, not such an error;
 * most answers changed between two identical requests (nothing to compare);
 * an answer differs.
 """
@@ -19,11 +21,14 @@ be sent) on a line of its own.  The run fails, with one line saying why, when:
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from django.urls import Resolver404, resolve
 
+from tastypie_djony.verify.budget import LeftOut
 from tastypie_djony.verify.discovery import tastypie_view
+from tastypie_djony.verify.refusals import refused_on_both
 from tastypie_djony.verify.report import ResourceSummary
 
 #: Above this share of errors on both sides, a resource's answers prove nothing.
@@ -34,8 +39,8 @@ def unreachable(resource: Any, uri: str) -> str | None:
     """Why ``resource``'s list URI ``uri`` does not reach it, or ``None`` if it does."""
     if not uri:
         return (
-            "get_resource_uri() is '' (no URL reverses to it: a namespaced "
-            "include() without Meta.urlconf_namespace?)"
+            "get_resource_uri() is '' and none of its URLs is named api_dispatch_list (a "
+            "base_urls() of its own?): no list URI to send its requests to"
         )
     try:
         match = resolve(uri)
@@ -58,7 +63,17 @@ def is_served_by(owner: Any, resource: Any) -> bool:
 
 
 def both_errors(summary: ResourceSummary) -> list[Any]:
-    return [o for o in summary.outcomes if all(a.status >= 400 for a in o.answers.values())]
+    """The outcomes both sides answered with an error other than a 405 on both."""
+    return [
+        o
+        for o in summary.outcomes
+        if all(a.status >= 400 for a in o.answers.values()) and not refused_on_both(o)
+    ]
+
+
+def weighed(summary: ResourceSummary) -> list[Any]:
+    """The outcomes that count towards "mostly errors": all but the 405s on both sides."""
+    return [o for o in summary.outcomes if not refused_on_both(o)]
 
 
 def reason(summaries: list[ResourceSummary], not_compared: list[str], user: str | None) -> str:
@@ -75,10 +90,16 @@ def reason(summaries: list[ResourceSummary], not_compared: list[str], user: str 
     if not outcomes:
         why = f" ({not_compared[0]})" if not_compared else ""
         return f"nothing was compared{why}"
+    if all(s.not_readable is not None and s.not_readable.whole for s in summaries):
+        first = summaries[0]
+        return (
+            "nothing read was compared: every resource's GETs answer 405 on both sides "
+            f"({first.uri}: {first.not_readable})"
+        )
     for summary in summaries:
-        errors = both_errors(summary)
-        if summary.outcomes and len(errors) > MOSTLY * len(summary.outcomes):
-            return _errors_reason(summary, errors, user)
+        errors, counted = both_errors(summary), weighed(summary)
+        if counted and len(errors) > MOSTLY * len(counted):
+            return _errors_reason(summary, errors, counted, user)
     volatile = [o for o in outcomes if o.volatile]
     if len(volatile) > MOSTLY * len(outcomes):
         return (
@@ -91,8 +112,11 @@ def reason(summaries: list[ResourceSummary], not_compared: list[str], user: str 
     return ""
 
 
-def not_compared_line(compared: int, not_compared: int, not_sent: int) -> str:
-    """``Not compared: ...``: the resources and requests the run left out, or ``""``."""
+def not_compared_line(
+    compared: int, not_compared: int, not_sent: int, left: Sequence[LeftOut] = ()
+) -> str:
+    """``Not compared: ...``: the resources and requests the run left out, or ``""``;
+    ``left``: the requests ``--max-requests`` or ``--seconds`` kept from being sent."""
     parts = []
     if not_compared:
         parts.append(
@@ -101,16 +125,18 @@ def not_compared_line(compared: int, not_compared: int, not_sent: int) -> str:
         )
     if not_sent:
         parts.append(f'{not_sent} requests (each named above after "not sent:")')
+    for bound in left:
+        parts.append(f"{bound.total} requests cut off by {bound.option} (per resource above)")
     return f"Not compared: {'; '.join(parts)}." if parts else ""
 
 
-def _errors_reason(summary: ResourceSummary, errors: list[Any], user: str | None) -> str:
+def _errors_reason(
+    summary: ResourceSummary, errors: list[Any], counted: list[Any], user: str | None
+) -> str:
     statuses = Counter(o.answers["ModelResource"].status for o in errors)
     status, count = statuses.most_common(1)[0]
-    head = (
-        f"{summary.uri}: {len(errors)} of {len(summary.outcomes)} answers were errors on both sides"
-    )
-    if status in (401, 403) and count == len(summary.outcomes):
+    head = f"{summary.uri}: {len(errors)} of {len(counted)} answers were errors on both sides"
+    if status in (401, 403) and count == len(counted):
         if user is None:
             return f"{head}: every answer was {status}: pass --user USERNAME"
         return (

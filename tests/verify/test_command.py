@@ -19,6 +19,7 @@ from tastypie_djony.management.commands.djony_verify import Command
 from tastypie_djony.resources import DjonyResource
 from tastypie_djony.verify import discovery, twins
 from tests.testapp.models import Country, Tag
+from tests.verify import helpers
 from tests.verify.helpers import untimed
 
 pytestmark = pytest.mark.django_db
@@ -144,3 +145,37 @@ def test_bounds_and_bad_options(rows):
     assert error is not None and "not in DATABASES" in str(error)
     _, error = verify("--user", "nobody-at-all")
     assert error is not None and "no such user" in str(error)
+
+
+@pytest.mark.urls("tests.verify.test_command")
+def test_max_requests_says_how_many_requests_of_each_resource_it_cut_off(rows):
+    whole = helpers.verify()
+    planned = {r["resource"]: r["requests"] for r in whole.report["resources"]}
+    assert whole.report["left_out"] == [] and "cut off" not in whole.out
+    run = helpers.verify("--max-requests", "7")
+    sent = {r["resource"]: r["requests"] for r in run.report["resources"]}
+    assert sent == {"/api/clean/tag/": 4, "/api/diverging/country/": 3}  # interleaved
+    [bound] = run.report["left_out"]
+    cut = {uri: planned[uri] - sent[uri] for uri in planned}
+    assert bound == {"option": "--max-requests", "limit": 7, "requests": sum(cut.values()),
+                     "by_resource": cut}  # fmt: skip
+    total = sum(planned.values())
+    assert (
+        f"\nnot sent: {total - 7} of {total} requests, cut off by --max-requests 7: "
+        f"/api/clean/tag/ {cut['/api/clean/tag/']} of {planned['/api/clean/tag/']}, "
+        f"/api/diverging/country/ {cut['/api/diverging/country/']} of "
+        f"{planned['/api/diverging/country/']}\n"
+    ) in run.out
+    assert run.out.splitlines()[-1] == (
+        f"Not compared: {total - 7} requests cut off by --max-requests (per resource above)."
+    )
+
+
+@pytest.mark.urls("tests.verify.test_command")
+def test_seconds_running_out_says_how_many_requests_were_not_sent(rows):
+    run = helpers.verify("--resource", "/api/clean/", "--seconds", "0.000001")
+    assert run.code == 1 and run.reason.startswith("nothing was compared")
+    [bound] = run.report["left_out"]
+    assert bound["option"] == "--seconds" and run.report["stopped_by_seconds"]
+    assert bound["requests"] > 50 and list(bound["by_resource"]) == ["/api/clean/tag/"]
+    assert "cut off by --seconds 1e-06: /api/clean/tag/" in run.out

@@ -43,7 +43,11 @@ def test_example_verifies_clean_as_demo(demo):
         "--timing-seconds", "60", stdout=out, stderr=StringIO(),
     )  # fmt: skip
     text = out.getvalue()
-    assert text.splitlines()[-1] == "Every answer is the same on both bases."
+    assert text.splitlines()[-2] == "Every answer is the same on both bases."
+    assert text.splitlines()[-1].endswith(
+        " requests cut off by --max-requests (per resource above)."
+    )
+    assert "\nnot sent: " in text and ", cut off by --max-requests 400: /api/" in text
     assert "DjonyResource's median speed-up over " in text  # timed in interleaved rounds
     assert "lists / details by" in text
     for uri in ("/api/v2/auth/user/", "/api/v3/auth/user/", "/api/v3/auth/permission/",

@@ -33,7 +33,13 @@ def test_every_resource_of_the_corpus_is_compared_and_the_same(rows):
     for figures in run.report["resources"]:
         assert figures["requests"] >= 12 and figures["different"] == 0, figures
     assert run.report["not_compared"] == [] and run.report["not_sent"] == []
-    assert run.out.splitlines()[-1] == "Every answer is the same on both bases."
+    assert run.out.splitlines()[-2] == "Every answer is the same on both bases."
+    [bound] = run.report["left_out"]  # each resource's tail, past its first 12 requests
+    assert bound["option"] == "--max-requests" and set(bound["by_resource"]) == set(mounted)
+    assert run.out.splitlines()[-1] == (
+        f"Not compared: {bound['requests']} requests cut off by --max-requests "
+        "(per resource above)."
+    )
 
 
 def test_generic_relations_read_and_written_on_both_bases(rows):

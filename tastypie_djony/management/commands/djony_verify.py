@@ -6,12 +6,16 @@ sends both the same generated requests through the project's URLconf and
 middleware, and prints per resource how many answers were identical and how
 fast each side was, then the first differences.  A resource it cannot
 compare (a plain ``Resource``, one no request reaches, one whose twin cannot
-be built ...) is named with the reason, and the run goes on with the others.
+be built ...) is named with the reason, and the run goes on with the others;
+one whose GETs answer 405 on both sides is named "not readable" and not timed,
+and the requests ``--max-requests`` or ``--seconds`` cut off are counted per
+resource.
 
 Exit status 0 when every answer compared was the same (a line of its own
-counts what was not compared); 1, with one line saying why, when an answer
-differs or when the run proved nothing (nothing was compared, most answers
-were errors on both sides, ...: see :mod:`tastypie_djony.verify.verdict`);
+counts what was not compared or not sent); 1, with one line saying why, when an
+answer differs or when the run proved nothing (nothing was compared, or nothing
+read; most answers were errors on both sides, ...: see
+:mod:`tastypie_djony.verify.verdict`);
 2 when the run could not go on (the message says what it was doing and what
 was raised).  Every request runs in a transaction that is rolled back: the
 command changes no data.  See :mod:`tastypie_djony.verify`.
@@ -25,7 +29,6 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +42,11 @@ from django.utils.module_loading import import_string
 
 import tastypie_djony
 from tastypie_djony.verify import (
+    budget,
     credentials,
     discovery,
     generation,
+    refusals,
     report,
     running,
     timing,
@@ -212,16 +217,15 @@ class Command(BaseCommand):
         self.step = "sending the requests"
         summaries = {t.uri: report.ResourceSummary(t.uri, t.base) for t in targets}
         by_uri = {t.uri: t for t in targets}
-        plans = [t.requests for t in targets] + self._logged(targets, options)
-        queue = [req for group in zip_longest(*plans) for req in group if req is not None]
-        queue = queue[: options["max_requests"]]
+        planned = budget.interleaved([t.requests for t in targets] + self._logged(targets, options))
+        queue = planned[: options["max_requests"]]
         deadline = time.monotonic() + options["seconds"]
         bar = Progress("djony_verify", len(queue)) if sys.stderr.isatty() else None
-        stopped = False
+        unsent: list[generation.Request] = []
         try:
             for index, request in enumerate(queue):
                 if time.monotonic() > deadline:
-                    stopped = True
+                    unsent = queue[index:]
                     break
                 summary = summaries[request.resource]
                 try:
@@ -236,6 +240,20 @@ class Command(BaseCommand):
             credentials.VerifyBackend.user = None
         if bar:
             bar.close()
+        left = [
+            found
+            for found in (
+                budget.left_out(
+                    "--max-requests", options["max_requests"], planned[len(queue) :], planned
+                ),
+                budget.left_out("--seconds", options["seconds"], unsent, planned),
+            )
+            if found is not None
+        ]
+        for uri, summary in summaries.items():
+            summary.not_readable = refusals.not_readable(
+                summary.outcomes, lambda request, uri=uri: report.request_kind(request, uri)
+            )
         self.step = "timing the answers"
         self._time(summaries, by_uri, runner, options)
         self.step = "telling which path serves each resource"
@@ -250,8 +268,10 @@ class Command(BaseCommand):
                 ledger.entries.append(NotCompared(target.name, why))
             else:
                 compared.append(summary)
-        notes = [*unknown, *_error_handling_notes(compared)]
-        return self._report(compared, ledger.entries, twins.kept, notes, stopped, alias, options)
+        compared_uris = {summary.uri for summary in compared}
+        empty = [n for t in targets if t.uri in compared_uris and (n := t.uris_note())]
+        notes = [*(f"namespaced: {n}" for n in empty), *unknown, *_error_handling_notes(compared)]
+        return self._report(compared, ledger.entries, twins.kept, notes, left, alias, options)
 
     def _targets(self, found: discovery.Found, ledger: Ledger, prefixes: list[str] | None) -> list:
         """The resources to compare (``--resource`` applied), each once; the others entered
@@ -271,7 +291,9 @@ class Command(BaseCommand):
                     )
                 )
         targets = ledger.keep(
-            [Target(r) for r in found.resources], "get_resource_uri() raised", Target.read_uri
+            [Target(r, namespace=found.namespaces.get(id(r))) for r in found.resources],
+            "get_resource_uri() raised",
+            Target.read_uri,
         )
         targets = [t for t in targets if selected(t)]
         targets = ledger.keep(targets, "its list URI cannot be resolved", Target.check_reachable)
@@ -354,7 +376,9 @@ class Command(BaseCommand):
         counted); a resource whose requests cannot be made is not compared."""
 
         def plan(target: Target) -> None:
-            generator = generation.ResourceRequests(target.resource, alias, options["sample"])
+            generator = generation.ResourceRequests(
+                target.resource, alias, options["sample"], uri=target.uri
+            )
             requests = list(generator.all())
             if options["writes"]:
                 original = target.sides[0]
@@ -365,7 +389,7 @@ class Command(BaseCommand):
 
                 # First, so that --max-requests does not cut them off.
                 requests = [
-                    *generation.write_requests(target.resource, alias, fetch_json),
+                    *generation.write_requests(target.resource, alias, fetch_json, target.uri),
                     *requests,
                 ]
             target.requests = requests
@@ -378,11 +402,14 @@ class Command(BaseCommand):
         targets[:] = ledger.keep(targets, "the first request raised", warm_up)
 
     def _time(self, summaries: dict, by_uri: dict, runner: running.Runner, options: dict) -> None:
-        """Each resource's speed (:mod:`tastypie_djony.verify.timing`), within --timing-seconds."""
+        """Each resource's speed (:mod:`tastypie_djony.verify.timing`), within --timing-seconds;
+        not of a resource no GET reads (:mod:`tastypie_djony.verify.refusals`)."""
         if not options["timing_seconds"]:
             return
         chosen = {}
         for uri, summary in summaries.items():
+            if summary.not_readable is not None and summary.not_readable.whole:
+                continue
             sides = sorted(by_uri[uri].sides, key=lambda side: side.base != "ModelResource")
             requests = timing.picked(
                 summary.outcomes, lambda request, uri=uri: report.request_kind(request, uri)
@@ -411,12 +438,13 @@ class Command(BaseCommand):
         not_compared: list[NotCompared],
         kept: list[Any],
         notes: list[str],
-        stopped: bool,
+        left: list[budget.LeftOut],
         alias: str,
         options: dict[str, Any],
     ) -> str:
         out = self.stdout
         sent = sum(len(s.outcomes) for s in summaries)
+        stopped = any(bound.option == "--seconds" for bound in left)
         vendor = connections[alias].vendor
         out.write(
             f"djony_verify: {sent} requests to {len(summaries)} resources and their twins on "
@@ -429,9 +457,12 @@ class Command(BaseCommand):
         not_sent = [(s.uri, *entry) for s in summaries for entry in s.not_sent]
         slower = [s.where_the_time_goes() for s in summaries]
         served = [line for line in map(report.served_line, summaries) if line]
-        lines = [*(f"not compared: {why}" for why in reasons), *served]
+        unread = [f"{s.uri}: {s.not_readable}" for s in summaries if s.not_readable]
+        lines = [*(f"not compared: {why}" for why in reasons)]
+        lines += [*(f"not readable: {line}" for line in unread), *served]
         lines += [*(f"related kept: {k}" for k in kept), *notes]
         lines += [f"not sent: {request}: {why}" for _, request, why in not_sent]
+        lines += [bound.line() for bound in left]
         for note in [*lines, *(line for line in slower if line)]:
             out.write(f"\n{note}")
         different = [o for s in summaries for o in s.different]
@@ -449,13 +480,18 @@ class Command(BaseCommand):
                 out.write("")
                 out.write(report.difference_text(outcome))
         failed = verdict.reason(summaries, reasons, options["user"])
-        uncompared = verdict.not_compared_line(len(summaries), len(not_compared), len(not_sent))
+        uncompared = verdict.not_compared_line(
+            len(summaries), len(not_compared), len(not_sent), left
+        )
         if options["json"]:
             data = report.as_json(
                 summaries,
                 {"database": alias, "vendor": vendor, "user": options["user"],
-                 "stopped_by_seconds": stopped, "exit_status": 1 if failed else 0,
+                 "stopped_by_seconds": stopped,
+                 "left_out": [bound.as_json() for bound in left],
+                 "exit_status": 1 if failed else 0,
                  "failure": failed or None, "not_compared": reasons,
+                 "not_readable": unread,
                  "not_sent": [{"resource": uri, "request": request, "reason": why}
                               for uri, request, why in not_sent],
                  "related_kept": [str(k) for k in kept], "notes": notes},
