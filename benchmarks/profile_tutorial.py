@@ -1,10 +1,12 @@
-"""Where the time of one tutorial request goes (cProfile of N requests).
+"""Where the time of one tutorial (or real-shapes) request goes (cProfile of N requests).
 
     python -m benchmarks.profile_tutorial entry-detail           # DjonyResource (v3)
     python -m benchmarks.profile_tutorial entry-page --flavour v2 --requests 500
     python -m benchmarks.profile_tutorial entry-detail --sort tottime --top 40
+    python -m benchmarks.profile_tutorial points-page --benchmark realshapes
 
-The cases are :data:`benchmarks.tutorial.CASES`, on the same data.  Prints the
+The cases are :data:`benchmarks.tutorial.CASES` (``--benchmark realshapes``:
+:data:`benchmarks.realshapes.CASES`), on the same data as that benchmark's.  Prints the
 functions ranked by cumulative time (``--sort cumulative``, default) or by time spent
 in them (``tottime``), per request in microseconds.  cProfile inflates Python-heavy
 code relative to C; use it to see *what* runs, and :mod:`benchmarks.tutorial` for
@@ -26,21 +28,28 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sort", default="cumulative", choices=("cumulative", "tottime"))
     parser.add_argument("--top", type=int, default=45)
     parser.add_argument("--database")
+    parser.add_argument("--benchmark", default="tutorial", choices=("tutorial", "realshapes"))
     args = parser.parse_args(argv)
 
-    from benchmarks import tutorial
+    if args.benchmark == "tutorial":
+        from benchmarks import tutorial as benchmark
 
-    tutorial.prepare(args.database, 50, 500)
+        benchmark.prepare(args.database, 50, 500)
+        case = benchmark.CASES_BY_NAME[args.case]
+    else:
+        from benchmarks import realshapes as benchmark
+
+        benchmark.prepare(args.database)
+        (case,) = benchmark.concrete([benchmark.CASES_BY_NAME[args.case]])
     from django.test import Client
 
-    case = tutorial.CASES_BY_NAME[args.case]
-    client, extra = Client(), tutorial.headers()
+    client, extra = Client(), benchmark.headers()
     for _ in range(20):
-        tutorial.get(client, args.flavour, case, extra)
+        benchmark.get(client, args.flavour, case, extra)
     profile = cProfile.Profile()
     profile.enable()
     for _ in range(args.requests):
-        tutorial.get(client, args.flavour, case, extra)
+        benchmark.get(client, args.flavour, case, extra)
     profile.disable()
     stats = pstats.Stats(profile)
     width = stats.total_tt / args.requests * 1e6
