@@ -47,6 +47,10 @@ CALLED_HOOKS = frozenset(
     {"dehydrate", "alter_list_data_to_serialize", "alter_detail_data_to_serialize"}
 )
 
+#: Of :data:`HOOKS`, those only a detail request calls (``get_detail``): a list page, and a
+#: related resource's nested rows, never reach them.
+DETAIL_HOOKS = frozenset({"obj_get", "cached_obj_get", "alter_detail_data_to_serialize"})
+
 #: The methods whose stock versions make a URI a function of the key alone.
 URI_METHODS = (
     "get_resource_uri",

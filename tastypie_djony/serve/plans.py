@@ -21,9 +21,12 @@ built at all, saying why (:class:`~tastypie_djony.declines.Declined`).
 
 Both decline when the resource overrides a page-shaping method
 (:data:`tastypie_djony.stock.HOOKS`; the bundle plan calls ``dehydrate`` and
-``alter_*_data_to_serialize`` where Tastypie does) or uses another serializer than
-Tastypie's ``Serializer``; which format and which ``Meta`` options a request may be
-served with is :class:`~tastypie_djony.resources.DjonyResource`'s to decide.
+``alter_*_data_to_serialize`` where Tastypie does; a list page, and a related
+resource's nested rows, never reach a detail's ``obj_get``:
+:data:`~tastypie_djony.stock.DETAIL_HOOKS`); the row-built plan also declines another
+serializer than Tastypie's ``Serializer``.  Which format and which ``Meta`` options a
+request may be served with is :class:`~tastypie_djony.resources.DjonyResource`'s to
+decide.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from tastypie_djony.declines import Declined
 from tastypie_djony.serve.bundles import PageBundle
 from tastypie_djony.sources import ObjectSource, Page, Plan, Prepared, source_for
 from tastypie_djony.sources.nested import NestedCaches, NestedSource
-from tastypie_djony.stock import CALLED_HOOKS, overridden_hooks, stock_serializer
+from tastypie_djony.stock import CALLED_HOOKS, DETAIL_HOOKS, overridden_hooks, stock_serializer
 
 
 def shown_fields(resource: Any, for_list: bool) -> Iterator[tuple[str, Any]]:
@@ -87,6 +90,8 @@ class FieldPlan:
     def build(cls, resource: Any, base: type, for_list: bool = True, depth: int = 0) -> Any:
         """The plan of ``resource``'s pages of this kind, or why there is none."""
         refused = overridden_hooks(type(resource), base) - cls.ALLOWED_HOOKS
+        if for_list or depth:  # not a detail request: its hooks are never called
+            refused -= DETAIL_HOOKS
         if refused:
             return Declined(f"{type(resource).__name__}.{min(refused)} is overridden")
         if cls.SIMPLE and not stock_serializer(resource):
