@@ -10,8 +10,13 @@ Django (one per object), and a relation nobody iterates is never loaded.
 
 Only a relation whose queryset is ordered is loaded this way: the page's one query of an
 unordered relation may give an owner's objects in another order than the owner's own
-query gives them.  A write through the manager drops the loaded entry as Django drops a
-prefetched one; a pickled or copied cache is a plain ``dict``.
+query gives them.  And only through a manager whose ``get_prefetch_querysets`` is
+Django's own (many-to-many, reverse foreign key, ``GenericRelation``): Django's builds the
+page's query from the manager's base queryset, where a third party's may read the
+relation cache this module fills (taggit's does); those stay one query per object.
+
+A write through the manager drops the loaded entry as Django drops a prefetched one; a
+pickled or copied cache is a plain ``dict``.
 """
 
 from __future__ import annotations
@@ -24,6 +29,11 @@ from django.db import models
 
 #: The attribute Django's related managers and ``prefetch_related`` keep their results in.
 CACHE = "_prefetched_objects_cache"
+
+#: Where Django's own related managers' ``get_prefetch_querysets`` are defined.
+DJANGO_PREFETCHERS = frozenset(
+    {"django.db.models.fields.related_descriptors", "django.contrib.contenttypes.fields"}
+)
 
 
 def load_together(objects: list[Any]) -> None:
@@ -70,6 +80,13 @@ def to_many_accessors(model: type[models.Model]) -> dict[str, str]:
     return {name: accessor for name, accessor in found.items() if name not in shared}
 
 
+def prefetches_as_django(manager_class: type) -> bool:
+    """Whether ``manager_class`` loads a prefetch with Django's own ``get_prefetch_querysets``
+    (from its base queryset, never from an instance's relation cache)."""
+    method = getattr(manager_class, "get_prefetch_querysets", None)
+    return getattr(method, "__module__", None) in DJANGO_PREFETCHERS
+
+
 class _Page:
     """The instances loaded together; ``probing`` while a manager builds its own queryset."""
 
@@ -108,9 +125,12 @@ class PeerCache(dict):
         accessor = to_many_accessors(type(owner)).get(name)
         if accessor is None:
             raise KeyError(name)
+        manager = getattr(owner, accessor)
+        if not prefetches_as_django(type(manager)):
+            raise KeyError(name)
         page.probing = True
         try:
-            queryset = getattr(owner, accessor).all()  # the manager's own, not evaluated
+            queryset = manager.all()  # the manager's own, not evaluated
         finally:
             page.probing = False
         if not queryset.ordered:
