@@ -27,6 +27,7 @@ from typing import Any
 
 from django.core.exceptions import EmptyResultSet, FieldDoesNotExist, FieldError
 from django.db import connections, models
+from django.db.models.constants import LOOKUP_SEP
 from django.db.models.query import ModelIterable
 from tastypie.exceptions import BadRequest, InvalidSortError
 
@@ -179,8 +180,9 @@ class DjonyObjectList(RecordedQuerySet):
 
         Then :meth:`rows_and_objects` builds them from its own rows; a queryset that
         joins related rows in (``select_related``), defers columns, knows related
-        objects (a related manager's) or builds other classes (polymorphic) gets its
-        objects from Django's own iterable instead.
+        objects (a related manager's), builds other classes (polymorphic) or prefetches
+        a relation through a queryset of its own (:func:`own_prefetches`) gets its objects
+        from Django's own iterable instead.
         """
         queryset = self.queryset
         query = queryset.query
@@ -189,6 +191,7 @@ class DjonyObjectList(RecordedQuerySet):
             and not query.select_related
             and query.deferred_loading == (frozenset(), True)
             and not queryset._known_related_objects
+            and not own_prefetches(queryset)
         )
 
     def _row_attributes(self, fields: list[str]) -> list[str] | None:
@@ -232,6 +235,8 @@ class DjonyObjectList(RecordedQuerySet):
         query gives the order ModelResource's page has.
         """
         self._check_objects()
+        if own_prefetches(self.queryset):
+            raise Fallback  # the objects' Prefetch decides what their relations hold
         if not self.queryset.ordered:
             return self.rows_and_objects(fields, kept, from_objects=False)[0]
         return super().values_rows(fields, kept)
@@ -268,6 +273,8 @@ class DjonyObjectList(RecordedQuerySet):
             return [], self._adopt_objects(list)
         if not self._builds_from_rows() and attributes is not None:
             return self._rows_of(self._instances(), attributes)  # Django's one query: both
+        if own_prefetches(queryset):
+            raise Fallback  # the rows' sources would read what its Prefetch narrows
         model = queryset.model
         init_list = [field.attname for field in model._meta.concrete_fields]
         query = queryset.query
@@ -361,6 +368,19 @@ class DjonyObjectList(RecordedQuerySet):
     def _refusal(self, exc: BaseException) -> BadRequest | None:
         """The 400 for what the database refused of the client's input, or ``None``."""
         return read_refused(self.queryset.db, exc)
+
+
+def own_prefetches(queryset: Any) -> bool:
+    """Whether ``queryset`` prefetches a relation of its objects through a queryset of its
+    own (``Prefetch("tags", queryset=...)``): then a field over that relation shows what
+    the prefetch holds, which the page's key queries would not give."""
+    return any(
+        isinstance(lookup, models.Prefetch)
+        and lookup.queryset is not None
+        and lookup.to_attr is None
+        and LOOKUP_SEP not in lookup.prefetch_through
+        for lookup in queryset._prefetch_related_lookups
+    )
 
 
 def loaded(objects: list[Any], attributes: list[str]) -> bool:

@@ -37,6 +37,7 @@ from typing import Any
 from tastypie.bundle import Bundle
 
 from tastypie_djony.declines import Declined
+from tastypie_djony.objectlist import own_prefetches
 from tastypie_djony.serve.bundles import PageBundle
 from tastypie_djony.sources import ObjectSource, Page, Plan, Prepared, source_for
 from tastypie_djony.sources.nested import NestedCaches, NestedSource
@@ -147,6 +148,9 @@ class RowPlan(FieldPlan):
                 return f"dehydrate_{name}"
             if isinstance(source, ObjectSource):
                 return source.declined
+        queryset = getattr(self.resource._meta, "queryset", None)
+        if queryset is not None and own_prefetches(queryset):
+            return "Meta.queryset prefetches through a queryset of its own"
         return None
 
     def rows(self, object_list: Any, kept: Any = None) -> list[tuple]:

@@ -6,7 +6,8 @@
   row, a slug, that column through a join the constraint makes safe);
 * :class:`ToManyKeySource`: a to-many field without ``full`` over a plain relation: the
   related URIs from the related keys of the whole page, read in one query in the
-  related manager's order (:meth:`~tastypie_djony.related.Relation.related_keys`).
+  related manager's order (:meth:`~tastypie_djony.related.Relation.related_keys`), or
+  from the related objects the page's own query prefetched.
 
 Both also serve the object path: :class:`~tastypie_djony.fields.SetField` and
 :class:`~tastypie_djony.fields.DjonyToOneField` ask :meth:`ToManyKeySource.from_object`
@@ -144,7 +145,26 @@ class ToManyKeySource(Source):
         return [self.detail_uris]
 
     def prepare(self, page: Page) -> None:
-        page.data[self] = self.relation.related_keys(page.keys, self.key_field)
+        keys = self._prefetched_keys(page)
+        if keys is None:
+            keys = self.relation.related_keys(page.keys, self.key_field)
+        page.data[self] = keys
+
+    def _prefetched_keys(self, page: Page) -> dict[Any, list] | None:
+        """Each owner's related keys from the related objects the page's query prefetched
+        (``prefetch_related`` in the resource's queryset, a ``Prefetch`` with a queryset of
+        its own too: what the field shows on Tastypie's path), or ``None``."""
+        if page.built is None:
+            return None
+        target = self.relation.target
+        attname = target._meta.pk.attname if self.key_field == "pk" else self.key_field
+        keys = {}
+        for owner in page.built:
+            related = self.relation.prefetched(owner)
+            if related is None:
+                return None
+            keys[owner.pk] = [getattr(obj, attname) for obj in related]
+        return keys
 
     def value(self, row: tuple, page: Page) -> Any:
         build = page.builders[self.detail_uris]
