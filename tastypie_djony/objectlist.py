@@ -146,15 +146,21 @@ class DjonyObjectList(RecordedQuerySet):
         for loader in self.loaders:
             loader(self._result)
 
-    def _instances(self) -> list[Any]:
+    def _instances(self, kept: Any = None) -> list[Any]:
         """The recorded queryset's objects, as Django's own iterable builds them.
 
         Polymorphic and other ``ModelIterable`` subclasses, ``select_related``,
         ``defer``/``only``, ``prefetch_related`` and known related objects all work as
         they do for ``ModelResource``.  What the client's filters broke is a 400 (the
         SQL is compiled here first, once), and so is a value the database refuses.
+        ``kept``: this query compiled before (``(OneValueQuery, params)``, a detail's).
         """
         queryset = self.queryset._chain()
+        if kept is not None:
+            kept_query, params = kept
+            self._flush()
+            with connections[queryset.db].execute_wrapper(self._refusals_as_bad_request):
+                return kept_query.objects(queryset, params)
         compiler = queryset.query.get_compiler(queryset.db)
         try:
             compiled = self._sql(compiler)
@@ -272,7 +278,9 @@ class DjonyObjectList(RecordedQuerySet):
         if queryset.query.is_empty():
             return [], self._adopt_objects(list)
         if not self._builds_from_rows() and attributes is not None:
-            return self._rows_of(self._instances(), attributes)  # Django's one query: both
+            kept_objects = getattr(kept, "objects", None)
+            found = self._instances(None if kept_objects is None else kept_objects())
+            return self._rows_of(found, attributes)  # Django's one query: both
         if own_prefetches(queryset):
             raise Fallback  # the rows' sources would read what its Prefetch narrows
         model = queryset.model

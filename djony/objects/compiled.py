@@ -19,6 +19,7 @@ answers ``None`` otherwise, and the caller compiles per request as Django does.
 
 from __future__ import annotations
 
+import copy
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -28,6 +29,7 @@ from django.db import connections, models
 from django.db.models.lookups import Exact, Lookup
 from django.db.models.sql.where import WhereNode
 
+from djony.meta.compat import evaluate_compiled
 from djony.objects.independent import request_independent
 from djony.objects.kept import BoundedCache
 
@@ -113,8 +115,12 @@ class OneValueQuery:
         fragment: str,
         expressions: list,
         alias: str,
+        template: Any = None,
     ) -> None:
         self.query = query
+        #: The compiler that compiled :attr:`sql` (what Django's iterable reads of it: the
+        #: selected columns, the related models ``select_related`` joins in).
+        self.template = template
         #: The database the SQL was compiled for.
         self.alias = alias
         #: The selected expressions, as ``SQLCompiler.get_converters`` takes them.
@@ -179,7 +185,15 @@ class OneValueQuery:
         parent.children[index] = lookup
         expressions = [column[0] for column in compiler.select[: compiler.col_count]]
         return cls(
-            queryset.query, sql, tuple(params), position, lookup, fragment, expressions, queryset.db
+            queryset.query,
+            sql,
+            tuple(params),
+            position,
+            lookup,
+            fragment,
+            expressions,
+            queryset.db,
+            compiler,
         )
 
     def params_for(self, value: Any) -> tuple | None:
@@ -199,6 +213,18 @@ class OneValueQuery:
         params = list(self.params)
         params[self.position] = fragment_params[0]
         return tuple(params)
+
+    def objects(self, queryset: models.QuerySet, params: tuple) -> list[Any]:
+        """``list(queryset)`` by the kept SQL with ``params`` (:meth:`params_for`).
+
+        For ``queryset`` of this request, built as the kept one was (``finish`` of the
+        same base filtered by another value): Django's own iterable builds its objects
+        (``select_related``'s related objects, ``prefetch_related`` after), from the kept
+        compiler's description of the columns, on this thread's connection.
+        """
+        compiler = copy.copy(self.template)
+        compiler.connection = connections[self.alias]
+        return evaluate_compiled(queryset, compiler, (self.sql, params))
 
     def compiler(self) -> Any:
         """A compiler of the kept query on this thread's connection (for converters)."""

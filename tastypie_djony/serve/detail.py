@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.db.models.constants import LOOKUP_SEP
 from django.db.models.lookups import Exact
 from django.db.models.sql.where import WhereNode
 from django.http import HttpResponse
@@ -52,6 +53,20 @@ def _static(resource: Any, base: type, applicable: dict) -> bool:
         and type(applicable[name]) is str
         and applicable[name] != ""  # Django's filter decides (a backend may read '' as NULL)
     )
+
+
+def one_condition(applicable: dict, name: str) -> None:
+    """Drop ``<name>__exact`` from ``applicable`` where it repeats the ``<name>`` condition.
+
+    A filterable ``detail_uri_name`` (a slug in ``Meta.filtering``) gives obj_get's lookup
+    both ``slug__exact`` (``build_filters``) and ``slug`` (the URI's value): the same
+    condition twice when ``build_filters`` kept the URI's string as it is, whose rows are
+    those of the one condition (another value, ``"none"`` read as ``None``, stays).
+    """
+    exact = f"{name}{LOOKUP_SEP}exact"
+    value = applicable.get(exact)
+    if type(value) is str and value == applicable[name]:
+        del applicable[exact]
 
 
 def kept_for(resource: Any) -> KeptForValue:
@@ -119,7 +134,12 @@ def _leaves(node: Any) -> int:
 
 
 def kept_detail(resource: Any, base: type, applicable: dict, object_list: Any) -> Kept | None:
-    """The kept-SQL source for this detail's ``object_list[:2]``, or ``None``."""
+    """The kept-SQL source for this detail's ``object_list[:2]``, or ``None``.
+
+    Called with the columns a plan reads, it answers their kept query and this value's
+    parameters; its ``objects()`` answers the same for the objects' query (a queryset
+    whose objects Django's own iterable builds, ``select_related``).
+    """
     if not _static(resource, base, applicable) or type(object_list) is not DjonyObjectList:
         return None
     queryset = resource._meta.queryset
@@ -138,6 +158,18 @@ def kept_detail(resource: Any, base: type, applicable: dict, object_list: Any) -
             object_list.db,
         )
 
+    def objects() -> Any:
+        return kept.query_for(
+            ("objects", object_list.db),
+            queryset,
+            lambda: DjonyObjectList(queryset._clone()).queryset,
+            name,
+            value,
+            lambda filtered: filtered[:2],
+            object_list.db,
+        )
+
+    compiled.objects = objects  # where Django's iterable builds the objects (select_related)
     return compiled
 
 
@@ -156,6 +188,7 @@ def serve_detail(
     name = resource._meta.detail_uri_name
     if name in filters:
         applicable[name] = filters[name]
+        one_condition(applicable, name)
     bundles = isinstance(plan, BundlePlan)
     try:
         try:  # obj_get's lookup: a value the lookup refuses is its 404

@@ -11,13 +11,15 @@ does not grow with the page.  A relation whose objects come in no defined order,
 from __future__ import annotations
 
 import json
+from unittest import mock
 
 import pytest
 from django.db import connection
 from django.db.models import Prefetch
+from django.db.models.sql.compiler import SQLCompiler
 from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
-from django.urls import include, path
+from django.urls import include, path, re_path
 from tastypie import fields
 from tastypie.api import Api
 from tastypie.authorization import Authorization
@@ -162,8 +164,32 @@ def build_api(api_name: str, base: type) -> Api:
             bundle.data["by"] = bundle.obj.author.name
             return bundle
 
+    class NamedTagResource(base):
+        """Details by a filterable name: obj_get filters ``name__exact`` and ``name``."""
+
+        class Meta:
+            queryset = Tag.objects.select_related(None)
+            resource_name = "named"
+            detail_uri_name = "name"
+            filtering = {"name": ALL}
+            authorization = Authorization()
+
+        def prepend_urls(self):
+            return [
+                re_path(
+                    rf"^(?P<resource_name>{self._meta.resource_name})/(?P<name>[\w-]+)/$",
+                    self.wrap_view("dispatch_detail"),
+                    name="api_dispatch_detail",
+                )
+            ]
+
+        def dehydrate(self, bundle):
+            bundle.data["books"] = bundle.obj.books.count()
+            return bundle
+
     api = Api(api_name=api_name)
     resources = (
+        NamedTagResource,
         TagResource,
         WarmBookResource,
         WarmJoinedBookResource,
@@ -318,3 +344,43 @@ def test_a_prefetch_of_its_own_is_what_the_field_shows(library) -> None:
     sql = v3_queries("warm/?limit=0")
     tag = connection.ops.quote_name("testapp_tag")
     assert len([query for query in sql if f"FROM {tag}" in query]) == 1
+
+
+def compiles(url: str) -> int:
+    """How many times Django compiles a query for a second request to ``/hr3/``."""
+    with override_settings(DJONY_VERIFY_FAST_PATH=False):
+        answer(f"/hr3/{url}")
+        with mock.patch.object(
+            SQLCompiler, "as_sql", autospec=True, side_effect=SQLCompiler.as_sql
+        ) as as_sql:
+            status, _ = answer(f"/hr3/{url}")
+    assert status == 200
+    return as_sql.call_count
+
+
+def test_a_joined_detail_runs_the_sql_compiled_for_an_earlier_one(library) -> None:
+    """``select_related`` details: Django's iterable builds the objects from the SQL the
+    first detail compiled; each key still answers as on ModelResource."""
+    library(4)
+    books = list(Book.objects.order_by("pk"))
+    compiles(f"joinedfull/{books[0].pk}/")
+    assert compiles(f"joinedfull/{books[1].pk}/") == 0
+    for book in books:
+        same_answers(f"joinedfull/{book.pk}/")
+    missing = max(book.pk for book in books) + 1
+    statuses = {api: Client().get(f"/{api}/joinedfull/{missing}/").status_code for api in BASES}
+    assert statuses == {"hr2": 404, "hr3": 404}
+
+
+@pytest.mark.parametrize("value", ["red", "none", "true", "Red", "missing"])
+def test_a_detail_by_a_filterable_name_answers_as_on_modelresource(library, value) -> None:
+    library(2)
+    Tag.objects.get_or_create(name="none")
+    Tag.objects.get_or_create(name="true")
+    compiles("named/blue/")
+    want = Client().get(f"/hr2/named/{value}/")
+    got = Client().get(f"/hr3/named/{value}/")
+    assert got.status_code == want.status_code
+    assert got.content.replace(b"/hr3/", b"/hr2/") == want.content
+    if want.status_code == 200 and value == "red":
+        assert compiles(f"named/{value}/") == 1  # the count of its books; the detail's kept
