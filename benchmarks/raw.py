@@ -178,9 +178,30 @@ def _users(floor: Floor, where: str = "", params: tuple = (), limit: int = 0) ->
     return users
 
 
-def _response(data: Any) -> HttpResponse:
+def json_response(data: Any) -> HttpResponse:
+    """``data`` as Tastypie's serializer writes JSON (the floors' one way to answer)."""
     body = json.dumps(data, sort_keys=True, ensure_ascii=False)
     return HttpResponse(body, content_type="application/json")
+
+
+def page_meta(request: HttpRequest, list_uri: str, limit: int, offset: int, total: int) -> dict:
+    """The ``meta`` of a Tastypie page of ``list_uri``: its links keep the request's other
+    parameters, as Tastypie's paginator writes them."""
+    query = request.GET.copy()
+    query.pop("limit", None)
+    query.pop("offset", None)
+
+    def link(at: int) -> str:
+        query["limit"], query["offset"] = str(limit), str(at)
+        return f"{list_uri}?{query.urlencode()}"
+
+    return {
+        "limit": limit,
+        "next": link(offset + limit) if offset + limit < total else None,
+        "offset": offset,
+        "previous": link(offset - limit) if offset - limit >= 0 else None,
+        "total_count": total,
+    }
 
 
 def api_key_user(request: HttpRequest, superuser_only: bool) -> int | HttpResponseBase:
@@ -232,14 +253,14 @@ def user_list(request: HttpRequest, variant: str = "plain") -> HttpResponseBase:
             "previous": None,
             "total_count": total,
         }
-        return _response({"meta": meta, "objects": _users(floor, limit=limit)})
+        return json_response({"meta": meta, "objects": _users(floor, limit=limit)})
     if max_limit and total > max_limit:
         raise ValueError("the raw floor does not paginate; seed at most max_limit users")
     users = _users(floor, limit=max_limit)
     meta = {"limit": max_limit, "next": None, "offset": 0, "previous": None, "total_count": total}
     if not max_limit:  # Tastypie's paginator leaves the links out of an unlimited page
         meta = {"limit": 0, "offset": 0, "total_count": total}
-    return _response({"meta": meta, "objects": users})
+    return json_response({"meta": meta, "objects": users})
 
 
 def user_detail(request: HttpRequest, pk: int, variant: str = "plain") -> HttpResponseBase:
@@ -248,4 +269,4 @@ def user_detail(request: HttpRequest, pk: int, variant: str = "plain") -> HttpRe
     refused = _refused(request, floor)
     if refused is not None:
         return refused
-    return _response(_users(floor, "WHERE id = %s", (pk,))[0])
+    return json_response(_users(floor, "WHERE id = %s", (pk,))[0])

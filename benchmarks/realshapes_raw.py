@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import json
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
 from django.db import connection
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.http import Http404, HttpRequest, HttpResponseBase
 from django.utils.html import strip_tags
 
-from benchmarks.raw import _datetime, api_key_user
+from benchmarks.raw import _datetime, api_key_user, json_response, page_meta
 from example_project.showcase.realshapes.points import BONUS
 
 API = "/api/shapes-v2/"
@@ -173,12 +172,6 @@ SHAPES: dict[str, tuple[Callable, Callable, str, str]] = {
 }
 
 
-def _response(data: Any) -> HttpResponse:
-    return HttpResponse(
-        json.dumps(data, sort_keys=True, ensure_ascii=False), content_type="application/json"
-    )
-
-
 def shape_list(request: HttpRequest, resource: str) -> HttpResponseBase:
     """A page (``limit``, ``offset``; ``limit=0`` up to ``max_limit``) as Tastypie writes it."""
     scope, objects_of, table, _key = SHAPES[resource]
@@ -190,22 +183,8 @@ def shape_list(request: HttpRequest, resource: str) -> HttpResponseBase:
     offset = int(request.GET.get("offset", 0))
     total = _rows(f"SELECT COUNT(*) FROM {table} {where}", params)[0][0]
     objects = objects_of(where, params, f" LIMIT {int(limit)} OFFSET {int(offset)}")
-    query = request.GET.copy()
-    query.pop("limit", None)
-    query.pop("offset", None)
-
-    def link(at: int) -> str:
-        query["limit"], query["offset"] = str(limit), str(at)
-        return f"{API}{resource}/?{query.urlencode()}"
-
-    meta = {
-        "limit": limit,
-        "next": link(offset + limit) if offset + limit < total else None,
-        "offset": offset,
-        "previous": link(offset - limit) if offset - limit >= 0 else None,
-        "total_count": total,
-    }
-    return _response({"meta": meta, "objects": objects})
+    meta = page_meta(request, f"{API}{resource}/", limit, offset, total)
+    return json_response({"meta": meta, "objects": objects})
 
 
 def shape_detail(request: HttpRequest, resource: str, key: str) -> HttpResponseBase:
@@ -219,4 +198,4 @@ def shape_detail(request: HttpRequest, resource: str, key: str) -> HttpResponseB
     objects = objects_of(where, [*params, key if resource == "exercise" else int(key)], "")
     if not objects:
         raise Http404
-    return _response(objects[0])
+    return json_response(objects[0])

@@ -10,15 +10,14 @@ checks the bytes are equal before it times anything.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from typing import Any
 
 from django.db import connection
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.http import Http404, HttpRequest, HttpResponseBase
 from django.urls import reverse
 
-from benchmarks.raw import _datetime, api_key_user
+from benchmarks.raw import _datetime, api_key_user, json_response, page_meta
 
 API_NAME = "v2"
 MAX_LIMIT = 1000
@@ -120,12 +119,6 @@ def _authors(where: str, params: list, window: str) -> list[dict]:
     return objects
 
 
-def _response(data: Any) -> HttpResponse:
-    return HttpResponse(
-        json.dumps(data, sort_keys=True, ensure_ascii=False), content_type="application/json"
-    )
-
-
 def _scope(resource: str, user_id: int | None) -> tuple[str, list]:
     if resource == "myentry":
         return "WHERE e.user_id = %s", [user_id]
@@ -150,22 +143,8 @@ def tutorial_list(request: HttpRequest, resource: str) -> HttpResponseBase:
         objects = _authors(where, params, window)
     else:
         objects = _entries(resource, where, params, window)
-    query = request.GET.copy()
-    query.pop("limit", None)
-    query.pop("offset", None)
-
-    def link(at: int) -> str:
-        query["limit"], query["offset"] = str(limit), str(at)
-        return f"{_prefix(resource)}?{query.urlencode()}"
-
-    meta = {
-        "limit": limit,
-        "next": link(offset + limit) if offset + limit < total else None,
-        "offset": offset,
-        "previous": link(offset - limit) if offset - limit >= 0 else None,
-        "total_count": total,
-    }
-    return _response({"meta": meta, "objects": objects})
+    meta = page_meta(request, _prefix(resource), limit, offset, total)
+    return json_response({"meta": meta, "objects": objects})
 
 
 def tutorial_detail(request: HttpRequest, resource: str, pk: int) -> HttpResponseBase:
@@ -181,4 +160,4 @@ def tutorial_detail(request: HttpRequest, resource: str, pk: int) -> HttpRespons
         objects = _entries(resource, where, [*params, pk], "")
     if not objects:
         raise Http404
-    return _response(objects[0])
+    return json_response(objects[0])
