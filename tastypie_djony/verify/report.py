@@ -5,8 +5,8 @@ identical, how many differed, how many were ModelResource 500s that
 DjonyResource answers with a 4xx (better, never worse), with ``--writes`` how
 many writes succeeded on both sides, each side's median time and the speed-up
 with its spread, from the interleaved rounds of :mod:`tastypie_djony.verify.timing`
-(``-`` where too few rounds ran, and for a resource no GET reads: :mod:`.refusals`),
-and which path serves the DjonyResource side's
+(``-`` where too few rounds ran, and for a resource no GET reads:
+:mod:`tastypie_djony.verify.refusals`), and which path serves the DjonyResource side's
 JSON lists and details (:func:`served_line`: the plans, or Tastypie's general path
 and why).  :func:`as_json` is the same as data, for ``--json``.
 """

@@ -10,7 +10,7 @@ be sent) on a line of its own.  The run fails, with one line saying why, when:
 * the twin machinery itself raised (a ModelResource answer whose exception
   was raised inside tastypie_djony, where only djony_verify's twins run);
 * nothing was compared, or nothing read: every resource compared refuses its
-  list and detail GETs with a 405 on both sides (:mod:`.refusals`);
+  list and detail GETs with a 405 on both sides (:mod:`tastypie_djony.verify.refusals`);
 * most of a resource's answers are errors on both sides (every answer a
   401 means the requests never got in: pass ``--user``); a 405 on both sides
   is a method the resource does not allow, not such an error;
