@@ -80,17 +80,18 @@ class ClientInputMixin:
             raise BadRequest("Invalid resource lookup data provided (mismatched type).") from None
 
     def error_response(self, request: Any, errors: Any, response_class: Any = None) -> Any:
-        """Tastypie's; an error XML cannot hold (a control character the client sent,
-        echoed in the message: ``?format=xml&limit=%1F``) is told with those characters
-        replaced, a 400 and not Django's 500 page."""
+        """Tastypie's; an error XML cannot hold (a control character or noncharacter the
+        client sent, echoed in the message: ``?format=xml&limit=%1F``, ``%EF%BF%BE``) is
+        told with those characters replaced, a 400 and not Django's 500 page."""
         try:
             return super().error_response(request, errors, response_class)
         except ValueError:  # lxml: "All strings must be XML compatible"
             return super().error_response(request, xml_safe(errors), response_class)
 
 
-#: Characters XML 1.0 cannot hold (C0 controls but tab, newline and carriage return).
-XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+#: Characters XML 1.0 cannot hold: C0 controls but tab, newline and carriage return,
+#: lone surrogates, and the noncharacters U+FFFE and U+FFFF.
+XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def xml_safe(value: Any) -> Any:

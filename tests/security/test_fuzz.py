@@ -17,9 +17,10 @@ examples: ``test_fuzz_reads`` and ``test_fuzz_writes`` run twice that many,
 ``test_fuzz_filters`` that many, each example two requests (v2 and v3): at
 the default 5,000 examples, 10,000 requests, about 45-60 s per backend on
 two cores (``.ci/run`` sends that many on SQLite and half that budget on the
-servers: the reads and filters on PostgreSQL, the writes on MariaDB).  With ``CI`` set the run is derandomized (the same requests every
-time; ``.ci/run`` sets it); elsewhere each run draws new ones.  A longer run, e.g. ten times the
-default with fresh random requests, and the (v2, v3) status pairs seen::
+servers: the reads and filters on PostgreSQL, the writes on MariaDB).  With ``CI``
+set the run is derandomized (the same requests every time; ``.ci/run`` sets it);
+elsewhere each run draws new ones.  A longer run, e.g. ten times the default with
+fresh random requests, and the (v2, v3) status pairs seen::
 
     DJONY_FUZZ_EXAMPLES=10000 DJONY_FUZZ_STATS=1 python -m pytest tests/security/test_fuzz.py -q -s
 """
