@@ -8,7 +8,8 @@ collected between rounds.  A request's ratio is the median over the rounds of
 ModelResource's time over DjonyResource's (the two requests of a round run moments
 apart, so load that comes and goes cancels out); a resource's speed-up is the median of
 its requests' ratios, its spread the 10th to 90th percentile of all their per-round
-ratios.  Fewer than :data:`MIN_ROUNDS` rounds (``--seconds`` ran out) give no figure.
+ratios.  Fewer than :data:`MIN_ROUNDS` rounds (``--timing-seconds`` ran out first) give no figure;
+``--rounds`` below it is refused by the command.
 """
 
 from __future__ import annotations

@@ -71,6 +71,12 @@ def both_errors(summary: ResourceSummary) -> list[Any]:
     ]
 
 
+def _mostly_errors(summary: ResourceSummary) -> bool:
+    """Whether most of what counts of ``summary``'s answers were errors on both sides."""
+    counted = weighed(summary)
+    return bool(counted) and len(both_errors(summary)) > MOSTLY * len(counted)
+
+
 def weighed(summary: ResourceSummary) -> list[Any]:
     """The outcomes that count towards "mostly errors": all but the 405s on both sides."""
     return [o for o in summary.outcomes if not refused_on_both(o)]
@@ -96,10 +102,14 @@ def reason(summaries: list[ResourceSummary], not_compared: list[str], user: str 
             "nothing read was compared: every resource's GETs answer 405 on both sides "
             f"({first.uri}: {first.not_readable})"
         )
-    for summary in summaries:
-        errors, counted = both_errors(summary), weighed(summary)
-        if counted and len(errors) > MOSTLY * len(counted):
-            return _errors_reason(summary, errors, counted, user)
+    erring = [s for s in summaries if _mostly_errors(s)]
+    if erring:
+        first = erring[0]
+        line = _errors_reason(first, both_errors(first), weighed(first), user)
+        if len(erring) > 1:
+            others = ", ".join(s.uri for s in erring[1:])
+            line += f"; and so for {len(erring) - 1} more: {others}"
+        return line
     volatile = [o for o in outcomes if o.volatile]
     if len(volatile) > MOSTLY * len(outcomes):
         return (

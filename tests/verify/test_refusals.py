@@ -138,3 +138,28 @@ def test_405s_on_both_sides_are_not_errors_that_prove_nothing_other_errors_are()
     assert verdict.reason([summary], [], None).startswith(
         "/api/r/: 2 of 3 answers were errors on both sides (mostly 404"
     )
+
+
+def test_every_resource_whose_answers_were_mostly_errors_is_named():
+    """The reason names the first such resource in full, then the others (oppia's
+    downloaddata and progress answer 400s only)."""
+    summaries = []
+    for uri, status in [("/api/a/", 400), ("/api/b/", 200), ("/api/c/", 400), ("/api/d/", 500)]:
+        summary = ResourceSummary(uri, "ModelResource")
+        summary.outcomes = [_outcome(f"{uri}{n}/", status) for n in range(3)]
+        summaries.append(summary)
+    assert verdict.reason(summaries, [], None) == (
+        "/api/a/: 3 of 3 answers were errors on both sides (mostly 400); "
+        "and so for 2 more: /api/c/, /api/d/"
+    )
+
+
+def test_too_few_rounds_for_a_speed_figure_are_refused(rows):
+    run = verify("--resource", "/api/posts/tag/", "--rounds", "2")
+    assert run.code != 0
+    assert run.reason == (
+        "--rounds 2: a speed figure needs at least 5 rounds (or --timing-seconds 0: no timing)."
+    )
+    assert (
+        verify("--resource", "/api/posts/tag/", "--rounds", "2", "--timing-seconds", "0").code == 0
+    )

@@ -155,6 +155,11 @@ class Command(BaseCommand):
                 raise CommandError(f"--{name.replace('_', '-')} must be positive.")
         if options["timing_seconds"] < 0:
             raise CommandError("--timing-seconds must not be negative.")
+        if options["timing_seconds"] and options["rounds"] < timing.MIN_ROUNDS:
+            raise CommandError(
+                f"--rounds {options['rounds']}: a speed figure needs at least {timing.MIN_ROUNDS} "
+                "rounds (or --timing-seconds 0: no timing)."
+            )
         if options["from_log"] and not Path(options["from_log"]).is_file():
             raise CommandError(f"--from-log {options['from_log']}: no such file.")
         host = options["host"] or "testserver"
