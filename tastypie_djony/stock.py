@@ -51,6 +51,9 @@ CALLED_HOOKS = frozenset(
 #: related resource's nested rows, never reach them.
 DETAIL_HOOKS = frozenset({"obj_get", "cached_obj_get", "alter_detail_data_to_serialize"})
 
+#: Of :data:`HOOKS`, those only a list page calls (``get_list``).
+LIST_HOOKS = frozenset({"alter_list_data_to_serialize"})
+
 #: The methods whose stock versions make a URI a function of the key alone.
 URI_METHODS = (
     "get_resource_uri",

@@ -41,7 +41,13 @@ from tastypie_djony.objectlist import own_prefetches
 from tastypie_djony.serve.bundles import PageBundle
 from tastypie_djony.sources import ObjectSource, Page, Plan, Prepared, source_for
 from tastypie_djony.sources.nested import NestedCaches, NestedSource
-from tastypie_djony.stock import CALLED_HOOKS, DETAIL_HOOKS, overridden_hooks, stock_serializer
+from tastypie_djony.stock import (
+    CALLED_HOOKS,
+    DETAIL_HOOKS,
+    LIST_HOOKS,
+    overridden_hooks,
+    stock_serializer,
+)
 
 
 def shown_fields(resource: Any, for_list: bool) -> Iterator[tuple[str, Any]]:
@@ -93,6 +99,8 @@ class FieldPlan:
         refused = overridden_hooks(type(resource), base) - cls.ALLOWED_HOOKS
         if for_list or depth:  # not a detail request: its hooks are never called
             refused -= DETAIL_HOOKS
+        if not for_list:  # a detail, or a related resource's nested rows
+            refused -= LIST_HOOKS
         if refused:
             return Declined(f"{type(resource).__name__}.{min(refused)} is overridden")
         if cls.SIMPLE and not stock_serializer(resource):

@@ -113,8 +113,12 @@ class ObjectSource(Source):
 
 def model_field(plan: Plan, attribute: Any) -> tuple[Any, str | None]:
     """The concrete model field ``attribute`` names, or ``(None, why not)``."""
+    if attribute is None:
+        return None, "no attribute (the value is its default or a hook's)"
+    if callable(attribute):
+        return None, "a callable attribute (only an object can give its value)"
     if not isinstance(attribute, str) or "__" in attribute:
-        return None, f"attribute {attribute!r}"
+        return None, f"attribute {attribute!r} follows a relation"
     try:
         found = plan.resource._meta.object_class._meta.get_field(attribute)
     except FieldDoesNotExist:

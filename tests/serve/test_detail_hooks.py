@@ -55,8 +55,21 @@ def build_api(api_name: str, base: type) -> Api:
             found.title = found.title.upper()
             return found
 
+    class CountedAuthorResource(base):
+        """A list whose data gets a key of its own: its details take the row-built plan."""
+
+        class Meta:
+            queryset = Author.objects.all()
+            resource_name = "counted"
+            fields = ["id", "name"]
+            authorization = Authorization()
+
+        def alter_list_data_to_serialize(self, request, data):
+            data["meta"]["authors"] = len(data["objects"])
+            return data
+
     api = Api(api_name=api_name)
-    for resource in (HiddenAuthorResource, CachedBookResource):
+    for resource in (HiddenAuthorResource, CachedBookResource, CountedAuthorResource):
         api.register(resource())
     return api
 
@@ -91,6 +104,8 @@ def urls(books: list[Book]) -> list[str]:
         "book/",
         f"book/{books[1].pk}/",
         f"book/set/{books[0].pk};{books[1].pk}/",
+        "counted/",
+        f"counted/{ann}/",
     ]
 
 
@@ -112,3 +127,8 @@ def test_lists_take_a_plan_details_the_general_path(name, hook) -> None:
     assert not paths["list"].startswith("Tastypie's general path"), paths
     assert paths["detail"].startswith("Tastypie's general path"), paths
     assert hook in paths["detail"]
+
+
+def test_a_list_only_hook_leaves_details_to_the_row_built_plan() -> None:
+    resource = APIS["dh3"]._registry["counted"]
+    assert resource.served_by() == {"list": "the bundle plan", "detail": "the row-built plan"}

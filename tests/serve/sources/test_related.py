@@ -116,7 +116,7 @@ def test_a_to_field_relation_shown_by_that_column_needs_no_join() -> None:
             BookResource,
             "x",
             fields.ToOneField(AuthorResource, "author__mentor"),
-            "attribute 'author__mentor'",
+            "attribute 'author__mentor' follows a relation",
         ),
     ],
     ids=["no-constraint", "reverse-one-to-one", "full", "own-uris", "no-key-column", "path"],

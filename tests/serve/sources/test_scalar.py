@@ -125,20 +125,41 @@ def test_a_missing_value_without_null_or_default_sends_the_row_to_the_general_pa
     [
         (BookResource, fields.IntegerField(attribute="author_id"), "x reads a relation"),
         (AuthorResource, fields.CharField(attribute="books"), "x reads a relation"),
-        (BookResource, fields.CharField(attribute="author__name"), "attribute 'author__name'"),
+        (
+            BookResource,
+            fields.CharField(attribute="author__name"),
+            "attribute 'author__name' follows a relation",
+        ),
         (
             BookResource,
             fields.CharField(attribute="no_such_column"),
             "attribute 'no_such_column' is not a model field",
         ),
-        (BookResource, fields.CharField(default="d"), "attribute None"),
+        (
+            BookResource,
+            fields.CharField(default="d"),
+            "no attribute (the value is its default or a hook's)",
+        ),
+        (
+            BookResource,
+            fields.CharField(attribute=lambda bundle: "x"),
+            "a callable attribute (only an object can give its value)",
+        ),
         (
             AllTypesResource,
             fields.CharField(attribute="file"),
             "x: AllTypes.file is read through FileDescriptor",
         ),
     ],
-    ids=["foreign-key-column", "reverse-relation", "path", "no-field", "no-attribute", "file"],
+    ids=[
+        "foreign-key-column",
+        "reverse-relation",
+        "path",
+        "no-field",
+        "no-attribute",
+        "callable",
+        "file",
+    ],
 )
 def test_a_scalar_the_row_cannot_give_is_declined_with_the_reason(
     resource_class, field, reason
