@@ -269,7 +269,10 @@ class DjonyObjectList(RecordedQuerySet):
         self._check_objects()
         if self._result is not None:
             raise ValueError("rows_and_objects() needs an unevaluated object list")
-        attributes = self._row_attributes(fields) if from_objects else None
+        from_rows = self._builds_from_rows()
+        attributes = None
+        if from_objects and (self.prefetched is not None or not from_rows):
+            attributes = self._row_attributes(fields)  # not for a plain page's rows
         if self.prefetched is not None and attributes is not None:
             found = self.prefetched()  # loaded with others' (joined into a page's rows)
             if loaded(found, attributes):
@@ -277,7 +280,7 @@ class DjonyObjectList(RecordedQuerySet):
         queryset = self.queryset
         if queryset.query.is_empty():
             return [], self._adopt_objects(list)
-        if not self._builds_from_rows() and attributes is not None:
+        if not from_rows and attributes is not None:
             kept_objects = getattr(kept, "objects", None)
             found = self._instances(None if kept_objects is None else kept_objects())
             return self._rows_of(found, attributes)  # Django's one query: both
@@ -310,7 +313,7 @@ class DjonyObjectList(RecordedQuerySet):
         converted = compiler.apply_converters(raw, converters) if converters else raw
         rows = [tuple(row[i] for i in positions) for row in converted]
 
-        if not self._builds_from_rows():
+        if not from_rows:
             return rows, self._adopt_objects(self._instances)
         db = queryset.db
         build = instance_builder(queryset)

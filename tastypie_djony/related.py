@@ -323,14 +323,23 @@ def prefetch_loader(lookup: str) -> Callable:
     return load
 
 
+def prefetched_keys(relation: Relation, owner: Any, key_field: str = "pk") -> list[Any] | None:
+    """The ``key_field`` values of the related objects a prefetch (or a page loader) left in
+    ``owner``'s relation cache, or ``None`` when it holds none."""
+    prefetched = relation.prefetched(owner)
+    if prefetched is None:
+        return None
+    attname = relation.target._meta.pk.attname if key_field == "pk" else key_field
+    return [getattr(obj, attname) for obj in prefetched]
+
+
 def related_keys(relation: Relation, owner: Any, key_field: str = "pk") -> list[Any]:
     """The ``key_field`` values of ``owner``'s related objects, in its related manager's order.
 
     From the objects a page loader left in the owner's relation cache, else one query
     (the related manager's own, for its order).
     """
-    prefetched = relation.prefetched(owner)
-    if prefetched is not None:
-        attname = relation.target._meta.pk.attname if key_field == "pk" else key_field
-        return [getattr(obj, attname) for obj in prefetched]
+    keys = prefetched_keys(relation, owner, key_field)
+    if keys is not None:
+        return keys
     return relation.related_keys([owner.pk], key_field)[owner.pk]

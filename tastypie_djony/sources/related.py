@@ -26,7 +26,13 @@ from tastypie.fields import RelatedField
 
 from tastypie_djony.declines import Fallback
 from tastypie_djony.nulls import empty_attribute, related_may_be_absent
-from tastypie_djony.related import MAX_DEPTH, Relation, ToOneRelation, related_keys
+from tastypie_djony.related import (
+    MAX_DEPTH,
+    Relation,
+    ToOneRelation,
+    prefetched_keys,
+    related_keys,
+)
 from tastypie_djony.sources.base import Page, Plan, Source, key_uris, model_field
 from tastypie_djony.uris import DetailUris
 
@@ -156,14 +162,12 @@ class ToManyKeySource(Source):
         its own too: what the field shows on Tastypie's path), or ``None``."""
         if page.built is None:
             return None
-        target = self.relation.target
-        attname = target._meta.pk.attname if self.key_field == "pk" else self.key_field
         keys = {}
         for owner in page.built:
-            related = self.relation.prefetched(owner)
-            if related is None:
+            found = prefetched_keys(self.relation, owner, self.key_field)
+            if found is None:
                 return None
-            keys[owner.pk] = [getattr(obj, attname) for obj in related]
+            keys[owner.pk] = found
         return keys
 
     def value(self, row: tuple, page: Page) -> Any:
