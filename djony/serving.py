@@ -17,7 +17,8 @@ whole surface it relies on, so djony's modules can move without it noticing.
   its rows read on Pony's session), :class:`PonyQuerySet` (its objects Pony's),
   to-one keys loaded for a page, a page's Django instances that load a to-many
   relation for all of them on first use (:func:`load_together`), SQL kept per query shape
-  (:class:`OneValueQuery`, :class:`KeptQueries`).
+  (:class:`OneValueQuery`, :class:`KeptQueries`) and per recorded list's recipe (the
+  filters of a per-user list, their values parameters: :func:`kept_sql`).
 - State kept between requests: :class:`BoundedCache` and :func:`register`.
 
 Add a name here (re-exported from where it lives) before the serving layer
@@ -56,6 +57,9 @@ from djony.objects.recorded import RecordedQuerySet
 from djony.objects.rows import load_to_one, shaped
 from djony.objects.saving import assignments_not_saved
 from djony.objects.sessions import adopt, object_by_key, session_active, unflushed_changes
+from djony.objects.shapes import filtered as filtered_recipe
+from djony.objects.shapes import keep_filter, keep_sql, kept_filter, kept_sql
+from djony.objects.shapes import then as recipe_then
 from djony.registry import entity_for, has_entity_subclasses, pin_reads, write_alias, writing
 
 __all__ = [
@@ -76,12 +80,17 @@ __all__ = [
     "class_attribute",
     "entity_for",
     "exact_for",
+    "filtered_recipe",
     "has_composite_key",
     "has_entity_subclasses",
     "evaluate_compiled",
     "instance_builder",
     "is_django_instance",
     "is_entity_object",
+    "keep_filter",
+    "keep_sql",
+    "kept_filter",
+    "kept_sql",
     "last_leaf",
     "load_to_one",
     "load_together",
@@ -92,6 +101,7 @@ __all__ = [
     "pin_reads",
     "plain_manager",
     "read_refusal",
+    "recipe_then",
     "register",
     "session_active",
     "shaped",

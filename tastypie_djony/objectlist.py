@@ -35,9 +35,15 @@ from djony.serving import (
     RecordedQuerySet,
     backends,
     evaluate_compiled,
+    filtered_recipe,
     instance_builder,
+    keep_filter,
+    keep_sql,
+    kept_filter,
+    kept_sql,
     none_as_json_null,
     pin_reads,
+    recipe_then,
     shaped,
     track_peers,
     unflushed_changes,
@@ -77,7 +83,12 @@ class DjonyObjectList(RecordedQuerySet):
         self._check_filterable(args, kwargs)
         with lookup_errors_as_bad_request():
             kwargs = none_as_json_null(self.queryset.query, kwargs)
-            return self._chain(self.queryset.filter(*args, **kwargs))
+            recipe = filtered_recipe(self.recipe, args, kwargs)
+            queryset = kept_filter(self.recipe, recipe, self.queryset)
+            if queryset is None:
+                queryset = self.queryset.filter(*args, **kwargs)
+                keep_filter(self.recipe, recipe, self.queryset, queryset)
+            return self._chain(queryset, recipe)
 
     def exclude(self, *args: Any, **kwargs: Any) -> DjonyObjectList:
         self._check_filterable(args, kwargs)
@@ -96,7 +107,9 @@ class DjonyObjectList(RecordedQuerySet):
             self.queryset.filter(*args, **kwargs)  # raises Django's TypeError
 
     def order_by(self, *fields: str) -> DjonyObjectList:
-        chained = self._chain(self.queryset.order_by(*fields))
+        chained = self._chain(
+            self.queryset.order_by(*fields), recipe_then(self.recipe, "order_by", fields)
+        )
         probe = chained.queryset.all()  # compiling adds joins to the query: use a copy
         try:
             probe.query.get_compiler(self.queryset.db).get_order_by()
@@ -127,7 +140,8 @@ class DjonyObjectList(RecordedQuerySet):
                 raise BadRequest(f"Invalid offset '{start}' provided: it must be at most {most}.")
             if stop is not None and stop > most:
                 stop = None
-            return self._chain(self.queryset[start:stop])
+            recipe = recipe_then(self.recipe, "slice", start, stop, key.step)
+            return self._chain(self.queryset[start:stop], recipe)
         return super().__getitem__(key)
 
     # -- evaluation: Django instances ------------------------------------------
@@ -161,11 +175,16 @@ class DjonyObjectList(RecordedQuerySet):
             self._flush()
             with connections[queryset.db].execute_wrapper(self._refusals_as_bad_request):
                 return kept_query.objects(queryset, params)
+        if kept is None:
+            kept = kept_sql(self.recipe, "objects", queryset.query, queryset.db)
+        if kept is not None:
+            return self._instances(kept)
         compiler = queryset.query.get_compiler(queryset.db)
         try:
             compiled = self._sql(compiler)
         except EmptyResultSet:
             return []
+        keep_sql(self.recipe, "objects", queryset, compiler, compiled)
         self._flush()
         with connections[queryset.db].execute_wrapper(self._refusals_as_bad_request):
             return evaluate_compiled(queryset, compiler, compiled)
@@ -294,6 +313,9 @@ class DjonyObjectList(RecordedQuerySet):
         wanted = [self._column_name(name, columns, extras) for name in fields]
         selected = [*columns, *extras]
         compiled = kept(selected) if kept is not None and not extras else None
+        finish = ("values_list", tuple(selected))
+        if compiled is None:
+            compiled = kept_sql(self.recipe, finish, query, queryset.db)
         if compiled is not None:
             kept_query, params = compiled
             sql = kept_query.sql
@@ -305,6 +327,7 @@ class DjonyObjectList(RecordedQuerySet):
                 sql, params = self._sql(compiler)
             except EmptyResultSet:
                 return [], self._adopt_objects(list)
+            keep_sql(self.recipe, finish, values, compiler, (sql, params))
             expressions = [column[0] for column in compiler.select[: compiler.col_count]]
             every = compiler.get_converters(expressions)
         raw = self._in_session(lambda: self._execute(sql, params).fetchall())

@@ -146,7 +146,8 @@ class DjonyResource(
         """
         if self.writes_through_django(request):
             return pin_reads(self._meta.queryset._clone())
-        return DjonyObjectList(self._meta.queryset._clone(), self._page_loaders())
+        queryset = self._meta.queryset
+        return DjonyObjectList(queryset._clone(), self._page_loaders()).with_recipe(queryset)
 
     def as_object_list(self, result: Any, request: Any) -> Any:
         """``get_object_list``'s result as an object list Pony serves.

@@ -40,7 +40,7 @@ from djony.objects.compiled import KeptQueries, OneValueQuery
 from djony.objects.independent import request_independent
 from djony.objects.kept import KINDS, BoundedCache, cache_size
 from tastypie_djony.resources import BUILT_ON_USE
-from tests.tenants import testing
+from tests.tenants import seed, testing
 from tests.tenants.current import CurrentTenant, set_tenant
 from tests.tenants.models import Tenant, TenantNote, TenantTag
 
@@ -417,6 +417,38 @@ def test_pony_s_caches_do_not_grow_with_the_values_requested(small_caches):
     assert {name: len(getattr(database, name)) for name in PONY_CACHES} == sizes
 
 
+def test_per_user_lists_kept_per_recipe_answer_as_modelresource():
+    """Per-user lists keep their filters (and, over a plain manager, their SQL) per recipe:
+    names and value types, never values.  ``unote`` filters ``get_object_list`` by the user,
+    ``anote`` its ``read_list``, both over the tenant-scoped manager: users of two tenants
+    and of none, in turn, each get what ModelResource gives them, and no SQL compiled with
+    the thread's tenant in it is kept."""
+    from djony.objects import shapes
+
+    shapes._KEPT.clear()
+    shapes._FILTERS.clear()
+    paths = ("unote/", "unote/1/", "unote/3/", "anote/", "anote/2/", "unote/?title__exact=x")
+    for user in ("ann", "bert", "amy", "nobody", "bert", None, "ann"):
+        for path in paths:
+            reference, target = testing.twins(user, path)
+            assert target == reference, (user, path)
+    templates = [template for _, template in shapes._FILTERS.values() if template is not None]
+    assert templates  # the per-user filters were made from templates
+    for key in [*shapes._KEPT, *shapes._FILTERS]:
+        assert not [part for part in _flat(key) if isinstance(part, User) or part in seed.USERS]
+    for key, (_origin, kept) in shapes._KEPT.items():
+        assert kept is None or request_independent(kept.query), key
+    assert all(kept is None for _, kept in shapes._KEPT.values())  # tenant-scoped: compiled
+
+
+def _flat(value: Any) -> Iterator[Any]:
+    if isinstance(value, tuple):
+        for item in value:
+            yield from _flat(item)
+    else:
+        yield value
+
+
 STRUCTURAL = test_structural_tables_hold_one_entry_per_model_or_class
 
 #: Each registered kind -> the test above showing it request-independent or keyed by
@@ -444,6 +476,8 @@ KIND_TESTS = {
     "tastypie_djony.checks.RESOURCE_CLASSES": STRUCTURAL,
     "tastypie_djony.verify.twins._METACLASSES": STRUCTURAL,
     "pony.Database caches": test_pony_s_caches_do_not_grow_with_the_values_requested,
+    "djony.objects.shapes._KEPT": test_per_user_lists_kept_per_recipe_answer_as_modelresource,
+    "djony.objects.shapes._FILTERS": test_per_user_lists_kept_per_recipe_answer_as_modelresource,
 }
 
 

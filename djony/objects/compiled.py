@@ -66,10 +66,11 @@ def plain_manager(model: type[models.Model]) -> bool:
 
 
 class _Slot:
-    """A where-clause leaf compiled as its lookup, its one parameter replaced by ``_SLOT``."""
+    """A where-clause leaf compiled as its lookup, its one parameter replaced by ``marker``."""
 
-    def __init__(self, lookup: Lookup) -> None:
+    def __init__(self, lookup: Lookup, marker: object = _SLOT) -> None:
         self.lookup = lookup
+        self.marker = marker
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("as_"):  # vendor compilers must go through as_sql below
@@ -79,12 +80,12 @@ class _Slot:
     def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list]:
         sql, params = compiler.compile(self.lookup)
         if len(params) != 1:
-            raise _NotStatic
-        return sql, [_SLOT]
+            raise NotStatic
+        return sql, [self.marker]
 
 
-class _NotStatic(Exception):
-    """The query cannot be kept with one parameter slot."""
+class NotStatic(Exception):
+    """The query cannot be kept with its parameter slots (a slot compiled to other than one)."""
 
 
 def last_leaf(node: WhereNode) -> tuple[WhereNode, int] | None:
@@ -102,7 +103,64 @@ class NotKeptForValue(Exception):
     """The sample value compiles to no SQL (Django decided the query by itself): ask again."""
 
 
-class OneValueQuery:
+class KeptSQL:
+    """A query's SQL compiled once, and what running it again needs.
+
+    The compiler that compiled it (:attr:`template`: what Django's iterable reads of it,
+    the selected columns and the related models ``select_related`` joins in), the
+    database it was compiled for and the converters of its selected expressions.  What
+    varies between the requests it serves, and how their parameters are found, is a
+    subclass's (:class:`OneValueQuery`, :class:`djony.objects.shapes.ShapeQuery`).
+    """
+
+    def __init__(self, query: Any, sql: str, params: tuple, alias: str, template: Any) -> None:
+        self.query = query
+        self.template = template
+        #: The database the SQL was compiled for.
+        self.alias = alias
+        #: The selected expressions, as ``SQLCompiler.get_converters`` takes them.
+        self.expressions = [column[0] for column in template.select[: template.col_count]]
+        self.sql = sql
+        self.params = params
+        #: Django's connection of this thread -> a compiler of the query on it, and the
+        #: converters of its selected expressions (what Django's own query applies).
+        self._converters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def objects(self, queryset: models.QuerySet, params: tuple) -> list[Any]:
+        """``list(queryset)`` by the kept SQL with ``params`` (:meth:`params_for`).
+
+        For ``queryset`` of this request, built as the kept one was (``finish`` of the
+        same base filtered by another value): Django's own iterable builds its objects
+        (``select_related``'s related objects, ``prefetch_related`` after), from the kept
+        compiler's description of the columns, on this thread's connection.
+        """
+        compiler = copy.copy(self.template)
+        compiler.connection = connections[self.alias]
+        return evaluate_compiled(queryset, compiler, (self.sql, params))
+
+    def compiler(self) -> Any:
+        """A compiler of the kept query on this thread's connection (for converters)."""
+        return self.query.get_compiler(self.alias)
+
+    def converters(self) -> tuple[Any, dict]:
+        """A compiler of the kept query on this thread's connection and its converters.
+
+        Made once per connection object (Django keeps one per thread and alias): they are
+        the field's ``from_db_value`` and the backend's converters of the selected
+        expressions, which no request changes.
+        """
+        connection = connections[self.alias]
+        found = self._converters.get(connection)
+        if found is None:
+            compiler = self.compiler()
+            found = self._converters[connection] = (
+                compiler,
+                compiler.get_converters(self.expressions),
+            )
+        return found
+
+
+class OneValueQuery(KeptSQL):
     """The SQL of ``finish(base.filter(**{name: value}))`` for any value, compiled once."""
 
     def __init__(
@@ -113,26 +171,13 @@ class OneValueQuery:
         position: int,
         lookup: Lookup,
         fragment: str,
-        expressions: list,
         alias: str,
-        template: Any = None,
+        template: Any,
     ) -> None:
-        self.query = query
-        #: The compiler that compiled :attr:`sql` (what Django's iterable reads of it: the
-        #: selected columns, the related models ``select_related`` joins in).
-        self.template = template
-        #: The database the SQL was compiled for.
-        self.alias = alias
-        #: The selected expressions, as ``SQLCompiler.get_converters`` takes them.
-        self.expressions = expressions
-        self.sql = sql
-        self.params = params
+        super().__init__(query, sql, params, alias, template)
         self.position = position
         self.lookup = lookup
         self.fragment = fragment
-        #: Django's connection of this thread -> a compiler of the query on it, and the
-        #: converters of its selected expressions (what Django's own query applies).
-        self._converters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     @classmethod
     def compile(
@@ -172,7 +217,7 @@ class OneValueQuery:
         try:
             slot_sql, slot_params = slot_compiler.as_sql()
             fragment, fragment_params = compiler.compile(lookup)
-        except (_NotStatic, EmptyResultSet, FullResultSet):
+        except (NotStatic, EmptyResultSet, FullResultSet):
             return None
         positions = [i for i, param in enumerate(slot_params) if param is _SLOT]
         if slot_sql != sql or len(positions) != 1 or len(fragment_params) != 1:
@@ -183,17 +228,8 @@ class OneValueQuery:
         if tuple(rebuilt) != tuple(params):
             return None
         parent.children[index] = lookup
-        expressions = [column[0] for column in compiler.select[: compiler.col_count]]
         return cls(
-            queryset.query,
-            sql,
-            tuple(params),
-            position,
-            lookup,
-            fragment,
-            expressions,
-            queryset.db,
-            compiler,
+            queryset.query, sql, tuple(params), position, lookup, fragment, queryset.db, compiler
         )
 
     def params_for(self, value: Any) -> tuple | None:
@@ -213,39 +249,6 @@ class OneValueQuery:
         params = list(self.params)
         params[self.position] = fragment_params[0]
         return tuple(params)
-
-    def objects(self, queryset: models.QuerySet, params: tuple) -> list[Any]:
-        """``list(queryset)`` by the kept SQL with ``params`` (:meth:`params_for`).
-
-        For ``queryset`` of this request, built as the kept one was (``finish`` of the
-        same base filtered by another value): Django's own iterable builds its objects
-        (``select_related``'s related objects, ``prefetch_related`` after), from the kept
-        compiler's description of the columns, on this thread's connection.
-        """
-        compiler = copy.copy(self.template)
-        compiler.connection = connections[self.alias]
-        return evaluate_compiled(queryset, compiler, (self.sql, params))
-
-    def compiler(self) -> Any:
-        """A compiler of the kept query on this thread's connection (for converters)."""
-        return self.query.get_compiler(self.alias)
-
-    def converters(self) -> tuple[Any, dict]:
-        """A compiler of the kept query on this thread's connection and its converters.
-
-        Made once per connection object (Django keeps one per thread and alias): they are
-        the field's ``from_db_value`` and the backend's converters of the selected
-        expressions, which no request changes.
-        """
-        connection = connections[self.alias]
-        found = self._converters.get(connection)
-        if found is None:
-            compiler = self.compiler()
-            found = self._converters[connection] = (
-                compiler,
-                compiler.get_converters(self.expressions),
-            )
-        return found
 
 
 def exact_for(lookup: Lookup, value: Any) -> Lookup | None:

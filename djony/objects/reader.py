@@ -23,6 +23,7 @@ from django.db.models.query import ModelIterable
 from pony.orm import db_session
 from pony.orm.core import local as pony_local
 
+from djony.objects import shapes
 from djony.registry import entity_for
 
 #: Selected column names -> ``(OneValueQuery, params)``: a list's ``values_list(*names)``
@@ -34,6 +35,8 @@ class RowReader:
     """The rows of ``self.queryset`` (a Django ``QuerySet``) on Pony's session."""
 
     queryset: models.QuerySet
+    #: How the list was made, when its SQL may be kept per shape (:mod:`djony.objects.shapes`).
+    recipe: shapes.Recipe | None = None
 
     @property
     def entity(self) -> Any:
@@ -42,9 +45,6 @@ class RowReader:
     def _flush(self) -> None:
         if pony_local.db_session is not None:
             self.entity._database_._get_cache().flush()
-
-    def _compile(self, queryset: models.QuerySet) -> tuple[str, tuple]:
-        return self._sql(queryset.query.get_compiler(queryset.db))
 
     def _sql(self, compiler: Any) -> tuple[str, tuple]:
         """Django's SQL and parameters from ``compiler``; override to translate errors."""
@@ -68,13 +68,19 @@ class RowReader:
         cursor.execute(sql, params)
         return cursor
 
-    def rows(self) -> list[tuple]:
-        """The rows of a ``values_list()`` queryset, converted as Django converts them."""
+    def rows(self, finish: Any = None) -> list[tuple]:
+        """The rows of a ``values_list()`` queryset, converted as Django converts them.
+
+        ``finish``: the step that made this queryset of a recorded list's (its key among
+        the SQL kept per shape, :func:`djony.objects.shapes.keep_sql`), if it is one.
+        """
         compiler = self.queryset.query.get_compiler(self.queryset.db)
         try:
             sql, params = self._sql(compiler)
         except EmptyResultSet:
             return []
+        if finish is not None:
+            shapes.keep_sql(self.recipe, finish, self.queryset, compiler, (sql, params))
         rows = self._in_session(lambda: self._execute(sql, params).fetchall())
         converters = compiler.get_converters([s[0] for s in compiler.select[: compiler.col_count]])
         if converters:
@@ -105,10 +111,15 @@ class RowReader:
                 positions = [order.index(name) for name in names]
                 return [tuple(row[i] for i in positions) for row in self.values_rows(order, kept)]
         compiled = kept(list(fields)) if kept is not None else None
+        finish = ("values_list", tuple(fields))
+        if compiled is None:
+            compiled = shapes.kept_sql(self.recipe, finish, self.queryset.query, self.queryset.db)
         if compiled is not None:
             query, params = compiled
             return self.compiled_rows(query.sql, params, query)
-        return type(self)(self.queryset.values_list(*fields)).rows()
+        values = type(self)(self.queryset.values_list(*fields))
+        values.recipe = self.recipe
+        return values.rows(finish)
 
     def _django_columns(self) -> list[str] | None:
         """The columns Django's own query of this list selects, for an unordered ``distinct()``.

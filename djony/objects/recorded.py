@@ -17,6 +17,7 @@ from typing import Any
 from django.core.exceptions import EmptyResultSet
 from django.db import models
 
+from djony.objects import shapes
 from djony.objects.reader import RowReader
 
 
@@ -39,6 +40,10 @@ class RecordedQuerySet(RowReader):
         #: Where the rows come from if they were (or will be) loaded with others' (a page's).
         self.prefetched = prefetched
         self._result: list[Any] | None = None
+        #: How this list was made from its origin, when its SQL may be kept per shape
+        #: (:mod:`djony.objects.shapes`); ``None`` once a call the recipes do not record
+        #: was made (that list compiles as Django does).
+        self.recipe: shapes.Recipe | None = None
 
     # -- what the query is about ------------------------------------------
     @property
@@ -64,15 +69,27 @@ class RecordedQuerySet(RowReader):
     #: Nothing is prefetched by lookups (Django's serializers read it).
     _prefetch_related_lookups = ()
 
-    def _chain(self, queryset: models.QuerySet) -> RecordedQuerySet:
-        return type(self)(queryset, self.loaders)
+    def _chain(
+        self, queryset: models.QuerySet, recipe: shapes.Recipe | None = None
+    ) -> RecordedQuerySet:
+        chained = type(self)(queryset, self.loaders)
+        chained.recipe = recipe
+        return chained
 
     def with_loaders(self, loaders: tuple) -> RecordedQuerySet:
-        return type(self)(self.queryset, loaders, self.prefetched)
+        chained = type(self)(self.queryset, loaders, self.prefetched)
+        chained.recipe = self.recipe
+        return chained
+
+    def with_recipe(self, origin: models.QuerySet) -> RecordedQuerySet:
+        """This list, its SQL kept per shape as a list made from ``origin`` (the queryset
+        it is a copy of) by the calls made next (:mod:`djony.objects.shapes`)."""
+        self.recipe = shapes.start(origin)
+        return self
 
     # -- the QuerySet API -------------------------------------------------
     def all(self) -> RecordedQuerySet:
-        return self._chain(self.queryset.all())
+        return self._chain(self.queryset.all(), self.recipe)
 
     _clone = all
 
@@ -80,7 +97,8 @@ class RecordedQuerySet(RowReader):
         return self._chain(self.queryset.none())
 
     def filter(self, *args: Any, **kwargs: Any) -> RecordedQuerySet:
-        return self._chain(self.queryset.filter(*args, **kwargs))
+        recipe = shapes.filtered(self.recipe, args, kwargs)
+        return self._chain(self.queryset.filter(*args, **kwargs), recipe)
 
     def exclude(self, *args: Any, **kwargs: Any) -> RecordedQuerySet:
         return self._chain(self.queryset.exclude(*args, **kwargs))
@@ -89,7 +107,8 @@ class RecordedQuerySet(RowReader):
         return self._chain(self.queryset.distinct(*fields))
 
     def order_by(self, *fields: str) -> RecordedQuerySet:
-        return self._chain(self.queryset.order_by(*fields))
+        recipe = shapes.then(self.recipe, "order_by", fields)
+        return self._chain(self.queryset.order_by(*fields), recipe)
 
     def reverse(self) -> RecordedQuerySet:
         return self._chain(self.queryset.reverse())
@@ -232,7 +251,8 @@ class RecordedQuerySet(RowReader):
         if self._result is not None or self.prefetched is not None:
             return self._fetch()[key]
         if isinstance(key, slice):
-            return self._chain(self.queryset[key])
+            recipe = shapes.then(self.recipe, "slice", key.start, key.stop, key.step)
+            return self._chain(self.queryset[key], recipe)
         if key < 0:
             return self._fetch()[key]
         rows = list(self._chain(self.queryset[key : key + 1]))
@@ -257,10 +277,17 @@ class RecordedQuerySet(RowReader):
     def count(self) -> int:
         if self._result is not None or self.prefetched is not None:
             return len(self._fetch())
-        try:
-            sql, params = self._compile(self.queryset.order_by().values("pk"))
-        except EmptyResultSet:
-            return 0
+        kept = shapes.kept_sql(self.recipe, "count", self.queryset.query, self.db)
+        if kept is not None:
+            sql, params = kept[0].sql, kept[1]
+        else:
+            counted = self.queryset.order_by().values("pk")
+            compiler = counted.query.get_compiler(counted.db)
+            try:
+                sql, params = self._sql(compiler)
+            except EmptyResultSet:
+                return 0
+            shapes.keep_sql(self.recipe, "count", counted, compiler, (sql, params))
         query = f"SELECT COUNT(*) FROM ({sql}) djony_count"
         return self._in_session(lambda: self._execute(query, params).fetchone()[0])
 

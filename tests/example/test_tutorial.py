@@ -174,3 +174,40 @@ def test_an_inactive_user_is_refused_alike(client, clerk):
     v2, v3 = answers(client, "myentry/?format=json", headers)
     assert v2.status_code == 401
     same(v2, v3)
+
+
+def _key_headers(user: User) -> dict:
+    key = ApiKey.objects.get_or_create(user=user)[0].key
+    return {"HTTP_AUTHORIZATION": f"ApiKey {user.username}:{key}"}
+
+
+def test_per_user_lists_answer_each_user_in_turn_as_modelresource(seeded):
+    """``myentry`` filters ``get_object_list`` by ``request.user``: its filters and SQL are
+    kept per recipe after the first request (djony.objects.shapes), so users taking turns,
+    their own and others' details, values the lookup refuses and pages are each compared."""
+    from django.test import Client
+
+    from example_project.showcase.models import Entry
+
+    client = Client(raise_request_exception=False)  # Tastypie's 404 for a mismatched type
+    users = list(User.objects.filter(entry__isnull=False).distinct().order_by("pk")[:3])
+    assert len(users) == 3
+    others = {
+        user.pk: Entry.objects.exclude(user=user).values_list("pk", flat=True)[0] for user in users
+    }
+    for _ in range(2):
+        for user in users:
+            own = Entry.objects.filter(user=user).values_list("pk", flat=True)[0]
+            for path in (
+                "myentry/",
+                f"myentry/{own}/",
+                f"myentry/{others[user.pk]}/",  # another user's: 404
+                "myentry/abc/",
+                f"myentry/{2**70}/",
+                "myentry/?limit=2&offset=1",
+                f"myentry/?id={own}",
+            ):
+                v2, v3 = answers(
+                    client, path + ("&" if "?" in path else "?") + "format=json", _key_headers(user)
+                )
+                same(v2, v3)

@@ -1,0 +1,218 @@
+"""SQL and filters kept per recipe: a per-user list compiles once, and answers as Django does.
+
+A list made from ``Meta.queryset`` by the same ``filter()`` calls (the same names, values
+of the same types) is the same query in every request but for those values: its filters
+are made again from a template and its SQL compiled once (:mod:`djony.objects.shapes`).
+Each test compares the rows with Django's own queryset for the same values, and shows
+where nothing is kept (another shape, a value that compiles otherwise, a query changed
+behind the recipe's back).
+"""
+
+from __future__ import annotations
+
+import datetime
+import uuid
+
+import pytest
+from django.db import connection
+from django.db.models import Q, QuerySet
+from django.db.models.sql.compiler import SQLCompiler
+from django.test.utils import CaptureQueriesContext
+from django.utils.functional import SimpleLazyObject
+
+from djony.objects import shapes
+from tastypie_djony.objectlist import DjonyObjectList
+from tests.testapp.models import AllTypes, Author, Book
+
+pytestmark = pytest.mark.django_db
+
+#: The origins of these tests' lists (as Meta.queryset: one object, kept).
+BOOKS = Book.objects.order_by("id")
+ROWS = AllTypes.objects.order_by("id")
+
+
+@pytest.fixture(autouse=True)
+def forget():
+    shapes._KEPT.clear()
+    shapes._FILTERS.clear()
+    yield
+    shapes._KEPT.clear()
+    shapes._FILTERS.clear()
+
+
+@pytest.fixture
+def books():
+    ann, bob = Author.objects.create(name="Ann"), Author.objects.create(name="Bob")
+    for author, count in ((ann, 3), (bob, 2)):
+        for n in range(count):
+            Book.objects.create(title=f"{author.name} {n}", author=author, in_print=n % 2 == 0)
+    return ann, bob
+
+
+def listed(origin: QuerySet) -> DjonyObjectList:
+    """What DjonyResource.get_object_list gives: a copy of ``origin``, its recipe started."""
+    return DjonyObjectList(origin._clone()).with_recipe(origin)
+
+
+@pytest.fixture
+def compiles(monkeypatch):
+    """How many times Django compiled a query (``SQLCompiler.as_sql``)."""
+    calls = []
+    original = SQLCompiler.as_sql
+
+    def counted(self, *args, **kwargs):
+        calls.append(self.query.model)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SQLCompiler, "as_sql", counted)
+    return calls
+
+
+FIELDS = ["id", "title", "author_id", "in_print"]
+
+
+def rows_of(object_list: DjonyObjectList) -> list[tuple]:
+    return object_list.values_rows(FIELDS)
+
+
+def django_rows(**filters) -> list[tuple]:
+    return list(BOOKS.filter(**filters).values_list(*FIELDS))
+
+
+def test_a_per_user_list_compiles_once_and_reads_each_user_s_rows(books, compiles):
+    ann, bob = books
+    assert rows_of(listed(BOOKS).filter(author=ann)) == django_rows(author=ann)
+    first = len(compiles)
+    for author in (bob, ann, bob):
+        with CaptureQueriesContext(connection) as queries:
+            found = rows_of(listed(BOOKS).filter(author=author))
+        assert len(queries) == 1
+        assert found == django_rows(author=author)
+    # Django's own lists above compile, once each; the kept list's reads do not
+    assert len(compiles) == first + 3
+
+
+def test_the_kept_sql_has_the_values_as_parameters_not_text(books):
+    ann, bob = books
+    rows_of(listed(BOOKS).filter(author=ann, title="Ann 0"))
+    ((key, (origin, kept)),) = shapes._KEPT.items()
+    assert origin is BOOKS
+    assert "Ann 0" not in kept.sql and "Ann 0" in kept.params
+    assert "Ann 0" not in repr(key) and ann not in key  # the key holds types, not values
+    found = kept.params_for(listed(BOOKS).filter(author=bob, title="Bob 1").queryset.query)
+    assert "Bob 1" in found and bob.pk in found and "Ann 0" not in found
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [{"author_id": 1}, {"author_id": 2}],
+        [{"id": 1}, {"id": 2**70}, {"id": 3}],  # out of the column's range: no rows
+        [{"pk": "1"}, {"pk": "2"}],  # the URI's text
+        [{"in_print": True}, {"in_print": False}],
+        [{"title": "Ann 0"}, {"title": ""}, {"title": "x' OR '1'='1"}],
+        [{"author__name": "Ann"}, {"author__name": "Bob"}],  # through a join
+        [{"author": 1, "in_print": True}, {"author": 2, "in_print": False}],
+    ],
+)
+def test_each_value_gets_the_rows_django_gives(books, values):
+    for _ in range(2):
+        for filters in values:
+            assert rows_of(listed(BOOKS).filter(**filters)) == django_rows(**filters), filters
+
+
+def test_chained_filters_slices_orderings_and_counts(books):
+    ann, bob = books
+    for author in (ann, bob, ann):
+        object_list = listed(BOOKS).filter(author=author).filter(in_print=True)
+        expected = BOOKS.filter(author=author).filter(in_print=True)
+        assert object_list.count() == expected.count()
+        page = object_list.order_by("-title")[0:2]
+        assert rows_of(page) == list(expected.order_by("-title")[0:2].values_list(*FIELDS))
+        assert [b.pk for b in page] == [b.pk for b in expected.order_by("-title")[0:2]]
+        assert all(type(book) is Book for book in page)
+
+
+def test_values_of_every_plain_type(db):
+    day, uid = datetime.date(2020, 1, 2), uuid.uuid4()
+    AllTypes.objects.create(char="a", integer=1, flag=True, day=day, uid=uid)
+    AllTypes.objects.create(char="b", integer=2, flag=False, day=day.replace(day=3))
+    fields = ["id", "char", "integer", "flag", "day", "uid"]
+    for filters in (
+        {"char": "a"},
+        {"char": "b"},
+        {"integer": 2},
+        {"integer": 1},
+        {"flag": False},
+        {"flag": True},
+        {"day": day},
+        {"day": day.replace(day=3)},
+        {"uid": uid},
+        {"uid": uuid.uuid4()},
+    ):
+        for _ in range(2):
+            found = listed(ROWS).filter(**filters).values_rows(fields)
+            assert found == list(ROWS.filter(**filters).values_list(*fields)), filters
+
+
+def test_a_lazy_instance_is_read_through(books):
+    for author in (*books, *books):
+        lazy = SimpleLazyObject(lambda author=author: author)
+        assert lazy.pk  # read, as authentication reads request.user
+        assert rows_of(listed(BOOKS).filter(author=lazy)) == django_rows(author=author)
+    assert [kept for _, kept in shapes._KEPT.values() if kept is not None]
+
+
+def test_a_bad_value_raises_what_django_raises(books):
+    rows_of(listed(BOOKS).filter(pk=1))  # the template is kept
+    with pytest.raises(ValueError) as django_error:
+        BOOKS.filter(pk="abc")
+    with pytest.raises(ValueError) as ours:
+        listed(BOOKS).filter(pk="abc")
+    assert str(ours.value) == str(django_error.value)
+
+
+def test_other_calls_and_values_are_not_kept(books):
+    ann, _ = books
+    for object_list in (
+        listed(BOOKS).filter(Q(author=ann)),  # a Q object
+        listed(BOOKS).filter(author__in=[ann.pk]),  # a list
+        listed(BOOKS).filter(editor=None),  # IS NULL
+        listed(BOOKS).exclude(author=ann),
+        listed(BOOKS).filter(title__startswith="Ann"),  # not an exact condition
+    ):
+        assert rows_of(object_list) == list(object_list.queryset.values_list(*FIELDS))
+        assert all(kept is None for _, kept in shapes._KEPT.values())
+        assert all(template is None for _, template in shapes._FILTERS.values())
+
+
+class _Own(QuerySet):
+    """A QuerySet subclass: its filter() may add conditions a recipe does not show."""
+
+
+def test_a_queryset_subclass_starts_no_recipe():
+    assert shapes.start(_Own(model=Book)) is None
+    assert shapes.start(Book.objects.all()) is not None
+
+
+def test_a_query_changed_behind_the_recipe_compiles_again(books):
+    ann, bob = books
+    rows_of(listed(BOOKS).filter(author=ann))
+    changed = listed(BOOKS)
+    changed.queryset.query.add_q(Q(in_print=True))  # not through filter(): not recorded
+    object_list = changed.filter(author=bob)
+    expected = BOOKS.filter(in_print=True, author=bob)
+    assert rows_of(object_list) == list(expected.values_list(*FIELDS))
+    assert rows_of(object_list) != django_rows(author=bob)
+
+
+def test_a_kept_filter_builds_the_query_django_builds(books):
+    ann, bob = books
+    listed(BOOKS).filter(author=ann, in_print=True)  # kept
+    ours = listed(BOOKS).filter(author=bob, in_print=False).queryset
+    django = BOOKS.filter(author=bob, in_print=False)
+    assert str(ours.query) == str(django.query)
+    assert ours.query.where == django.query.where
+    assert [type(c) for c in ours.query.where.children] == [
+        type(c) for c in django.query.where.children
+    ]
