@@ -28,6 +28,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sort", default="cumulative", choices=("cumulative", "tottime"))
     parser.add_argument("--top", type=int, default=45)
     parser.add_argument("--database")
+    parser.add_argument(
+        "--callers", help="also list who calls the functions whose location contains this"
+    )
     parser.add_argument("--benchmark", default="tutorial", choices=("tutorial", "realshapes"))
     args = parser.parse_args(argv)
 
@@ -64,6 +67,15 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{'us/request':>10} {'calls/req':>9}  function")
     for seconds, calls, label in rows[: args.top]:
         print(f"{seconds / args.requests * 1e6:10.1f} {calls / args.requests:9.1f}  {label}")
+    if args.callers:
+        for (filename, line, name), (*_, callers) in stats.stats.items():
+            if args.callers not in f"{filename}:{line}({name})":
+                continue
+            print(f"\ncallers of {filename.split('site-packages/')[-1]}:{line}({name})")
+            ranked = sorted(callers.items(), key=lambda item: -item[1][1])
+            for (caller_file, caller_line, caller), (_cc, calls, *_rest) in ranked:
+                where = caller_file.split("site-packages/")[-1]
+                print(f"{calls / args.requests:9.1f}  {where}:{caller_line}({caller})")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ import copy
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import connections, router
+from django.db import router
 from django.db.models import QuerySet
 from tastypie.authentication import ApiKeyAuthentication
 from tastypie.compat import get_username_field
@@ -41,7 +41,7 @@ STEPS = (
 #: As ``QuerySet.get``: at most this many rows are read.
 MAX_GET_RESULTS = 21
 
-#: (user model, username field, alias) -> (OneValueQuery, compiler after as_sql) or None.
+#: (user model, username field, alias) -> its OneValueQuery, or None.
 _KEPT: dict[tuple, Any] = {}
 
 
@@ -94,19 +94,14 @@ def _users(username: Any) -> list | None:
             _KEPT[key] = _compile(user_model, name, username, alias)
         except NotKeptForValue:
             return None
-    kept = _KEPT[key]
-    if kept is None:
+    compiled = _KEPT[key]
+    if compiled is None:
         return None
-    compiled, template = kept
     params = compiled.params_for(username)
     if params is None:
         return None
-    compiler = copy.copy(template)
-    compiler.connection = connections[alias]
-    compiler.as_sql = lambda *args, **kwargs: (compiled.sql, params)
-    query = copy.copy(compiled.query)
-    query.get_compiler = lambda *args, **kwargs: compiler
-    return list(QuerySet(model=user_model, query=query, using=alias))
+    query = copy.copy(compiled.query)  # the iterable is handed the kept compiler once
+    return compiled.objects(QuerySet(model=user_model, query=query, using=alias), params)
 
 
 def _compile(user_model: type, name: str, sample: Any, alias: str) -> Any:
@@ -119,7 +114,4 @@ def _compile(user_model: type, name: str, sample: Any, alias: str) -> Any:
     )
     if compiled is None or compiled.alias != alias:
         return None
-    template = compiled.query.get_compiler(alias)
-    if template.as_sql()[0] != compiled.sql:
-        return None
-    return compiled, template
+    return compiled

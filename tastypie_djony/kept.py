@@ -76,6 +76,13 @@ register(
 )
 # -- module state -----------------------------------------------------------------
 register(
+    "tastypie_djony.apikey._KEPT",
+    "(the user model, its username field, a database alias) -> ApiKeyAuthentication's user "
+    "lookup compiled once (a OneValueQuery, the username its parameter), or None: only for a "
+    "plain default manager, whose SQL no request changes",
+    "one per database alias",
+)
+register(
     "tastypie_djony.fields._MIXED_CLASSES",
     "(a declared field class, djony's behaviour) -> their mixed class",
     "one per field class used by a resource",

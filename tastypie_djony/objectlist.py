@@ -332,8 +332,11 @@ class DjonyObjectList(RecordedQuerySet):
             every = compiler.get_converters(expressions)
         raw = self._in_session(lambda: self._execute(sql, params).fetchall())
         positions = [selected.index(name) for name in wanted]
-        converters = {index: found for index, found in every.items() if index in positions}
-        converted = compiler.apply_converters(raw, converters) if converters else raw
+        if from_rows:  # every column converted once, for the rows and the objects alike
+            converters = every
+        else:
+            converters = {index: found for index, found in every.items() if index in positions}
+        converted = list(compiler.apply_converters(raw, converters)) if converters else raw
         rows = [tuple(row[i] for i in positions) for row in converted]
 
         if not from_rows:
@@ -344,9 +347,8 @@ class DjonyObjectList(RecordedQuerySet):
         extras_at = len(columns)
 
         def objects() -> list[Any]:
-            values = compiler.apply_converters(raw, every) if every else raw
             found = []
-            for row in values:
+            for row in converted:
                 obj = build(db, init_list, row[:width])
                 for name, value in zip(extras, row[extras_at:], strict=True):
                     setattr(obj, name, value)

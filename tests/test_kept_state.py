@@ -402,6 +402,10 @@ def test_structural_tables_hold_one_entry_per_model_or_class():
     assert len(_FLAVOURS) <= models_count
     assert row_layout.cache_info().currsize <= len(registry._databases) * models_count
     assert all(isinstance(key[0], type) and isinstance(key[1], type) for key in _MIXED_CLASSES)
+    from tastypie_djony import apikey
+
+    assert len(apikey._KEPT) <= len(settings.DATABASES)
+    assert all(key[0] is User and key[2] in settings.DATABASES for key in apikey._KEPT)
 
 
 PONY_CACHES = ("_insert_cache", "_translator_cache", "_constructed_sql_cache")
@@ -472,6 +476,7 @@ KIND_TESTS = {
     "djony.bridge.backends.mysql.mysql_provider": STRUCTURAL,
     "Options._djony_description": STRUCTURAL,
     "tastypie_djony.fields._MIXED_CLASSES": STRUCTURAL,
+    "tastypie_djony.apikey._KEPT": STRUCTURAL,
     "tastypie_djony.stock._STOCK_URI_METHODS": STRUCTURAL,
     "tastypie_djony.checks.RESOURCE_CLASSES": STRUCTURAL,
     "tastypie_djony.verify.twins._METACLASSES": STRUCTURAL,

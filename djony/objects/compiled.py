@@ -136,6 +136,20 @@ class KeptSQL:
         """
         compiler = copy.copy(self.template)
         compiler.connection = connections[self.alias]
+        _, converters = self.converters()
+        own = compiler.get_converters
+
+        def get_converters(expressions: list) -> dict:
+            # The iterable asks for the kept query's selected columns: their converters
+            # were made once for this connection (as Django would make them again).
+            if len(expressions) == len(self.expressions) and all(
+                found is selected
+                for found, selected in zip(expressions, self.expressions, strict=True)
+            ):
+                return converters
+            return own(expressions)
+
+        compiler.get_converters = get_converters
         return evaluate_compiled(queryset, compiler, (self.sql, params))
 
     def compiler(self) -> Any:
