@@ -50,7 +50,7 @@ from djony.objects.identity import is_django_instance, is_entity_object
 from djony.objects.kept import BoundedCache, register
 from djony.objects.managers import class_attribute
 from djony.objects.pages import pages_of_model
-from djony.objects.peers import load_together
+from djony.objects.peers import load_together, loads_together
 from djony.objects.querysets import PonyQuerySet
 from djony.objects.reader import Kept
 from djony.objects.recorded import RecordedQuerySet
@@ -94,6 +94,7 @@ __all__ = [
     "last_leaf",
     "load_to_one",
     "load_together",
+    "loads_together",
     "model_of",
     "none_as_json_null",
     "object_by_key",

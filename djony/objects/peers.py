@@ -15,6 +15,12 @@ Django's own (many-to-many, reverse foreign key, ``GenericRelation``): Django's 
 page's query from the manager's base queryset, where a third party's may read the
 relation cache this module fills (taggit's does); those stay one query per object.
 
+A relation named in ``any_order`` (one a page loader would have prefetched with the page:
+a field whose values the page read another way) loads this way whether ordered or not,
+as that prefetch would have loaded it, and also on ``count()`` and ``exists()`` (which a
+prefetched relation answers from its cache): a page whose code never touches it reads
+nothing for it.
+
 A write through the manager drops the loaded entry as Django drops a prefetched one; a
 pickled or copied cache is a plain ``dict``.
 """
@@ -36,19 +42,21 @@ DJANGO_PREFETCHERS = frozenset(
 )
 
 
-def load_together(objects: list[Any]) -> None:
+def load_together(objects: list[Any], any_order: frozenset[str] = frozenset()) -> None:
     """Make the to-many relations of ``objects`` load for all of them on first iteration.
 
     For two or more instances of one model class (a mixed page, as a polymorphic
     queryset gives, is left as Django leaves it).  What is already in an object's
-    relation cache (a ``prefetch_related``, a page loader) stays.
+    relation cache (a ``prefetch_related``, a page loader) stays.  ``any_order``: the
+    cache names of relations loaded so even when unordered, and on ``count()``/``exists()``
+    (see the module).
     """
     if len(objects) < 2 or not to_many_accessors(type(objects[0])):
         return
     model = type(objects[0])
     if any(type(obj) is not model for obj in objects):
         return
-    page = _Page([weakref.ref(obj) for obj in objects])
+    page = _Page([weakref.ref(obj) for obj in objects], any_order)
     for obj in objects:
         obj.__dict__[CACHE] = PeerCache(obj.__dict__.get(CACHE, ()), obj, page)
 
@@ -80,6 +88,16 @@ def to_many_accessors(model: type[models.Model]) -> dict[str, str]:
     return {name: accessor for name, accessor in found.items() if name not in shared}
 
 
+def loads_together(model: type[models.Model], accessor: str) -> str | None:
+    """The cache name under which :func:`load_together` loads ``model``'s to-many relation
+    ``accessor`` (its related manager prefetching as Django's do), or ``None``."""
+    manager_class = getattr(getattr(model, accessor, None), "related_manager_cls", None)
+    if manager_class is None or not prefetches_as_django(manager_class):
+        return None
+    names = [name for name, found in to_many_accessors(model).items() if found == accessor]
+    return names[0] if len(names) == 1 else None
+
+
 def prefetches_as_django(manager_class: type) -> bool:
     """Whether ``manager_class`` loads a prefetch with Django's own ``get_prefetch_querysets``
     (from its base queryset, never from an instance's relation cache)."""
@@ -90,11 +108,12 @@ def prefetches_as_django(manager_class: type) -> bool:
 class _Page:
     """The instances loaded together; ``probing`` while a manager builds its own queryset."""
 
-    __slots__ = ("objects", "probing")
+    __slots__ = ("objects", "probing", "any_order")
 
-    def __init__(self, objects: list[weakref.ref]) -> None:
+    def __init__(self, objects: list[weakref.ref], any_order: frozenset[str]) -> None:
         self.objects = objects
         self.probing = False
+        self.any_order = any_order
 
     def owners_without(self, name: str) -> list[Any]:
         """The page's live instances that have not loaded ``name``."""
@@ -133,11 +152,14 @@ class PeerCache(dict):
             queryset = manager.all()  # the manager's own, not evaluated
         finally:
             page.probing = False
-        if not queryset.ordered:
+        if not queryset.ordered and name not in page.any_order:
             raise KeyError(name)
         queryset._fetch_all = functools.partial(
             _load_for_page, queryset, page, self._owner, name, accessor
         )
+        if name in page.any_order:  # answered from the page's load, as a prefetch answers
+            queryset.count = lambda: len(queryset)
+            queryset.exists = lambda: bool(queryset)
         return queryset
 
     def __reduce__(self) -> Any:

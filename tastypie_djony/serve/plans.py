@@ -31,15 +31,17 @@ decide.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
 from tastypie.bundle import Bundle
 
+from djony.serving import load_together, loads_together
 from tastypie_djony.declines import Declined
 from tastypie_djony.objectlist import own_prefetches
 from tastypie_djony.serve.bundles import PageBundle
-from tastypie_djony.sources import ObjectSource, Page, Plan, Prepared, source_for
+from tastypie_djony.sources import ObjectSource, Page, Plan, Prepared, ToManyKeySource, source_for
 from tastypie_djony.sources.nested import NestedCaches, NestedSource
 from tastypie_djony.stock import (
     CALLED_HOOKS,
@@ -210,12 +212,37 @@ class BundlePlan(FieldPlan):
 
     def refusal(self) -> str | None:
         self.steps = []
+        #: (field name, relation) -> its cache name: a to-many field whose values the
+        #: page's keys give; its objects load when code first uses them, not with the page.
+        self.on_first_use: dict[tuple[str, str], str] = {}
+        model = self.resource._meta.object_class
         for name, field, source in self.fields:
             hook = getattr(self.resource, f"dehydrate_{name}", None)
             if name == "resource_uri" and not isinstance(source, ObjectSource):
                 hook = None  # the row's URI is what the stock hook returns
             self.steps.append(Step(name, field, source, hook))
+            if isinstance(source, ToManyKeySource) and source.relation is not None:
+                cache_name = loads_together(model, source.relation.attribute)
+                if cache_name is not None:
+                    self.on_first_use[(name, source.relation.attribute)] = cache_name
         return None
+
+    def object_loaders(self, loaders: tuple) -> tuple:
+        """``loaders`` for the page's objects, built when code reads them: a to-many
+        field's own prefetch (its values come from the page's keys) becomes a load of the
+        whole page on the relation's first use (:func:`djony.serving.load_together`), so a
+        hook reading only the object's columns reads no related rows."""
+        if not self.on_first_use or load_together not in loaders:
+            return loaders
+        names = frozenset(self.on_first_use.values())
+        together = functools.partial(load_together, any_order=names)
+        kept = []
+        for loader in loaders:
+            key = (getattr(loader, "djony_field", None), getattr(loader, "lookup", None))
+            if key in self.on_first_use:
+                continue
+            kept.append(together if loader is load_together else loader)
+        return tuple(kept)
 
     def read(self, object_list: Any, kept: Any = None) -> tuple[list[tuple], Any, Any]:
         """The page's rows, its objects later, and what fills their relation caches.
@@ -226,7 +253,7 @@ class BundlePlan(FieldPlan):
         name.  ``kept`` as for :meth:`RowPlan.rows`.
         """
         caches = NestedCaches([step.source for step in self.steps if step.nested])
-        listed = object_list.with_loaders((caches, *object_list.loaders))
+        listed = object_list.with_loaders((caches, *self.object_loaders(object_list.loaders)))
         rows, objects = listed.rows_and_objects(self.selected(listed), kept)
         return rows, objects, caches
 

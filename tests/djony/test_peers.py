@@ -71,6 +71,24 @@ def test_an_unordered_relation_stays_one_query_per_object(books) -> None:
     assert got == read(fresh(Book), "reviews")
 
 
+def test_a_relation_in_any_order_loads_for_the_page_on_first_use(books) -> None:
+    """A relation a page loader would have prefetched (``any_order``): unordered too, and
+    ``count()``/``exists()`` answered from the page's one query, as from a prefetch."""
+    want = [(len(found), bool(found), found) for found in read(fresh(Book), "reviews")]
+    page = fresh(Book)
+    load_together(page, any_order=frozenset({"reviews"}))
+    count, got = queries_of(
+        lambda: [
+            (book.reviews.count(), book.reviews.exists(), list(book.reviews.all())) for book in page
+        ]
+    )
+    assert count == 1
+    assert got == want
+    untouched = fresh(Book)
+    load_together(untouched, any_order=frozenset({"reviews"}))
+    assert queries_of(lambda: [book.title for book in untouched])[0] == 0
+
+
 def test_other_queryset_methods_run_their_own_query(books) -> None:
     """``count()``, ``exists()``, ``filter()`` and slices do what they do on Django."""
     page = fresh(Book)

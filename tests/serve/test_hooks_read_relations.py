@@ -187,8 +187,47 @@ def build_api(api_name: str, base: type) -> Api:
             bundle.data["books"] = bundle.obj.books.count()
             return bundle
 
+    class ReviewResource(base):
+        class Meta:
+            queryset = Review.objects.all()
+            resource_name = "review"
+            authorization = Authorization()
+
+    class ShelvedBookResource(base):
+        """To-many fields shown as URIs (reviews: no order) and a hook that reads columns."""
+
+        tags = fields.ToManyField(TagResource, "tags")
+        reviews = fields.ToManyField(ReviewResource, "reviews")
+
+        class Meta:
+            queryset = Book.objects.all()
+            resource_name = "shelved"
+            fields = ["id", "title", "tags", "reviews"]
+            authorization = Authorization()
+
+        def dehydrate(self, bundle):
+            bundle.data["loud"] = bundle.obj.title.upper()
+            return bundle
+
+    class CountedBookResource(ShelvedBookResource):
+        """The same fields; its hook counts, asks and iterates the fields' relations."""
+
+        class Meta(ShelvedBookResource.Meta):
+            resource_name = "counted"
+
+        def dehydrate(self, bundle):
+            book = bundle.obj
+            bundle.data["review_count"] = book.reviews.count()
+            bundle.data["reviewed"] = book.reviews.exists()
+            bundle.data["stars"] = sorted(review.stars for review in book.reviews.all())
+            bundle.data["tag_names"] = [tag.name for tag in book.tags.all()]
+            return bundle
+
     api = Api(api_name=api_name)
     resources = (
+        ReviewResource,
+        ShelvedBookResource,
+        CountedBookResource,
         NamedTagResource,
         TagResource,
         WarmBookResource,
@@ -384,3 +423,29 @@ def test_a_detail_by_a_filterable_name_answers_as_on_modelresource(library, valu
     assert got.content.replace(b"/hr3/", b"/hr2/") == want.content
     if want.status_code == 200 and value == "red":
         assert compiles(f"named/{value}/") == 1  # the count of its books; the detail's kept
+
+
+@pytest.mark.parametrize("books", [4, 12])
+def test_a_to_many_field_s_objects_are_not_read_when_no_code_uses_them(library, books):
+    """The fields' URIs come from the page's keys; the hook reads only columns: no review
+    or tag rows are read, however many books the page holds."""
+    library(books)
+    same_answers("shelved/")
+    queries = v3_queries("shelved/")
+    assert not [sql for sql in queries if '"testapp_review"."stars"' in sql]
+    assert not [sql for sql in queries if '"testapp_tag"."name" FROM' in sql]
+    assert len(queries) == 4  # count, rows, the tags' keys, the reviews' keys
+
+
+@pytest.mark.parametrize("books", [4, 12])
+def test_a_hook_using_a_field_s_relation_loads_it_once_for_the_page(library, books):
+    """count(), exists() and iteration of an unordered reverse foreign key (reviews) and an
+    ordered many-to-many (tags) the fields name: ModelResource's answers, one query of
+    each relation's objects for the whole page, as the page's prefetch gave them."""
+    library(books)
+    body = same_answers("counted/")
+    assert any(obj["review_count"] for obj in body["objects"])
+    queries = v3_queries("counted/")
+    assert len([sql for sql in queries if '"testapp_review"."stars"' in sql]) == 1
+    assert len([sql for sql in queries if '"testapp_tag"."name" FROM' in sql]) == 1
+    assert not [sql for sql in queries if "COUNT(" in sql and "testapp_review" in sql]
