@@ -110,6 +110,10 @@ class Relation:
         self._compiled = KeptForValue()
         #: The key of the owners' ``_prefetched_objects_cache`` (:meth:`prefetched`).
         self._cache_name: str | None = None
+        #: The related rows' origin for a page's keys, kept so their SQL is kept per recipe
+        #: (the number of owners): only for Django's plain default manager, whose queryset
+        #: no request changes, and a relation that is not generic.
+        self._origin: models.QuerySet | None = None
         if self.own_manager:
             self.path = None
         elif self.generic:
@@ -194,14 +198,18 @@ class Relation:
             result[owner] = [row[index] for row in self._one_owner_rows(owner, columns)]
             return result
         lookup = {str(key): key for key in owner_keys} if self.generic else None
-        queryset = (
-            self._related()
-            .filter(**{f"{self.path}__in": owner_keys})
-            .values_list(self.path, key_field)
-        )
-        for owner, key in DjonyObjectList(queryset).rows():
+        owners = self._owners_list().filter(**{f"{self.path}__in": owner_keys})
+        for owner, key in owners.values_list_rows([self.path, key_field]):
             result[lookup[str(owner)] if lookup is not None else owner].append(key)
         return result
+
+    def _owners_list(self) -> DjonyObjectList:
+        """The related rows before the owners' filter (:meth:`_related`), as an object list."""
+        if self.generic or not plain_manager(self.target):
+            return DjonyObjectList(self._related())
+        if self._origin is None:
+            self._origin = self.target._default_manager.all()
+        return DjonyObjectList(self._origin._clone()).with_recipe(self._origin)
 
     def _own_manager_keys(self, result: dict[Any, list[Any]], key_field: str) -> dict:
         """``result`` filled through the field's own manager, for every owner in one query.

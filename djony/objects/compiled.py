@@ -68,9 +68,11 @@ def plain_manager(model: type[models.Model]) -> bool:
 class _Slot:
     """A where-clause leaf compiled as its lookup, its one parameter replaced by ``marker``."""
 
-    def __init__(self, lookup: Lookup, marker: object = _SLOT) -> None:
+    def __init__(self, lookup: Lookup, marker: object = _SLOT, many: bool = False) -> None:
         self.lookup = lookup
         self.marker = marker
+        #: Whether the lookup may have several parameters (an ``in``), each the marker.
+        self.many = many
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("as_"):  # vendor compilers must go through as_sql below
@@ -79,9 +81,9 @@ class _Slot:
 
     def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list]:
         sql, params = compiler.compile(self.lookup)
-        if len(params) != 1:
+        if len(params) != 1 and not (self.many and params):
             raise NotStatic
-        return sql, [self.marker]
+        return sql, [self.marker] * len(params)
 
 
 class NotStatic(Exception):

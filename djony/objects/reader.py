@@ -111,9 +111,16 @@ class RowReader:
                 positions = [order.index(name) for name in names]
                 return [tuple(row[i] for i in positions) for row in self.values_rows(order, kept)]
         compiled = kept(list(fields)) if kept is not None else None
+        if compiled is not None:
+            query, params = compiled
+            return self.compiled_rows(query.sql, params, query)
+        return self.values_list_rows(fields)
+
+    def values_list_rows(self, fields: list[str]) -> list[tuple]:
+        """The rows of ``values_list(*fields)`` of this list (names or lookup paths), its
+        SQL kept per recipe when it has one (:mod:`djony.objects.shapes`)."""
         finish = ("values_list", tuple(fields))
-        if compiled is None:
-            compiled = shapes.kept_sql(self.recipe, finish, self.queryset.query, self.queryset.db)
+        compiled = shapes.kept_sql(self.recipe, finish, self.queryset.query, self.queryset.db)
         if compiled is not None:
             query, params = compiled
             return self.compiled_rows(query.sql, params, query)

@@ -281,7 +281,9 @@ class RecordedQuerySet(RowReader):
         if kept is not None:
             sql, params = kept[0].sql, kept[1]
         else:
-            counted = self.queryset.order_by().values("pk")
+            queryset = self.queryset
+            # A slice counts the rows its ordering puts in it (Django's count() of a slice).
+            counted = (queryset if queryset.query.is_sliced else queryset.order_by()).values("pk")
             compiler = counted.query.get_compiler(counted.db)
             try:
                 sql, params = self._sql(compiler)

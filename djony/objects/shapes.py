@@ -21,10 +21,14 @@ each compiled by Django's lookup).  The SQL is compiled once per recipe, finishi
   adding conditions per request) and the query is request-independent
   (:func:`~djony.objects.independent.request_independent`: no thread-local tenant
   expression, no time-zone lookup, no custom field);
-* each filter value added one ``exact`` condition (the last conditions of an AND-only
-  where tree, in the order Django adds them), whose SQL has one parameter;
+* each filter value added one ``exact`` or ``in`` condition (the last conditions of an
+  AND-only where tree, in the order Django adds them), whose SQL has one parameter per
+  value (an ``in``'s collection is recorded with its length);
 * the SQL with those parameters replaced by slots is the SQL compiled, each slot
   appears once, and putting the values back gives the parameters compiled.
+
+A list with no filter of its own (a plain page: ``Meta.queryset``, sliced) has a recipe
+with no values: its SQL is compiled once, as it is, under the same conditions.
 
 For another request a condition whose SQL is not the kept fragment (``True`` and
 ``False`` compile differently against a boolean expression, a value out of the column's
@@ -38,7 +42,7 @@ from typing import Any, NamedTuple
 
 from django.core.exceptions import EmptyResultSet, FullResultSet, ValidationError
 from django.db import models
-from django.db.models.lookups import Exact, Lookup
+from django.db.models.lookups import Exact, In, Lookup
 from django.db.models.sql.query import Query
 from django.db.models.sql.where import WhereNode
 from django.utils.functional import SimpleLazyObject, empty
@@ -46,6 +50,11 @@ from django.utils.functional import SimpleLazyObject, empty
 from djony.objects.compiled import KeptQueries, KeptSQL, NotStatic, _Slot
 from djony.objects.independent import plain, request_independent
 from djony.objects.kept import register
+
+#: The conditions a filter's value may be a slot of: ``exact`` (``IntegerFieldExact``,
+#: ``RelatedExact`` ...) and ``in`` (``RelatedIn``): their SQL is the column, the operator
+#: and the value's parameters.
+SLOTTED = (Exact, In)
 
 
 class Recipe(NamedTuple):
@@ -80,7 +89,7 @@ def filtered(recipe: Recipe | None, args: tuple, kwargs: dict) -> Recipe | None:
     values = [_slot_value(kwargs[name]) for name in names]
     if any(value is None for value in values):
         return None
-    kinds = tuple((name, type(value)) for name, value in zip(names, values, strict=True))
+    kinds = tuple((name, _kind(value)) for name, value in zip(names, values, strict=True))
     return recipe._replace(
         steps=(*recipe.steps, ("filter", kinds)), values=(*recipe.values, *values)
     )
@@ -98,12 +107,29 @@ def then(recipe: Recipe | None, *step: Any) -> Recipe | None:
     return recipe._replace(steps=(*recipe.steps, step))
 
 
+#: The collections an ``in`` filter's values may come in (``pk__in=keys``).
+COLLECTIONS = (list, tuple, set, frozenset)
+
+
+def _kind(value: Any) -> Any:
+    """What the recipe records of a filter's value: its type (and a collection's length,
+    which decides how many parameters its SQL has)."""
+    if isinstance(value, COLLECTIONS):
+        return (type(value), len(value))
+    return type(value)
+
+
 def _slot_value(value: Any) -> Any:
     """``value`` as a filter value a slot may take, or ``None``.
 
-    A plain value (number, text, date, UUID ...), or a saved model instance (a related
-    filter's ``user=request.user``; a lazy ``request.user`` is read through).
+    A plain value (number, text, date, UUID ...), a saved model instance (a related
+    filter's ``user=request.user``; a lazy ``request.user`` is read through), or a
+    non-empty collection of plain values other than ``None`` (an ``in`` filter's).
     """
+    if type(value) in COLLECTIONS:
+        if value and all(item is not None and plain(item) for item in value):
+            return value
+        return None
     if isinstance(value, SimpleLazyObject):
         if value._wrapped is empty:
             return None  # reading it would run code the list's own filter() runs
@@ -121,8 +147,8 @@ class ShapeQuery(KeptSQL):
     def __init__(self, query: Any, sql: str, params: tuple, alias: str, template: Any) -> None:
         super().__init__(query, sql, params, alias, template)
         #: Per slot, in the order of the recipe's values: the lookup class of its
-        #: condition, where its parameter is among the params, and its SQL fragment.
-        self.slots: list[tuple[type, int, str]] = []
+        #: condition, where its parameters are among the params, and its SQL fragment.
+        self.slots: list[tuple[type, tuple[int, ...], str]] = []
         #: The where tree's other parts (conditions and subtrees), in order: each
         #: request's must be these (the same objects: a list copies its origin's).
         self.fixed: list[Any] = []
@@ -138,19 +164,22 @@ class ShapeQuery(KeptSQL):
         query = queryset.query
         sql, params = compiled
         count = len(recipe.values)
-        if not count or not request_independent(query, compiler):
+        if not request_independent(query, compiler):
             return None
         parts = _parts(query.where)
-        if parts is None or len(parts) < count or any(index < 0 for _, index in parts[-count:]):
+        if parts is None or len(parts) < count:
             return None
-        conditions = [parent.children[index] for parent, index in parts[-count:]]
+        split = len(parts) - count  # the origin's own parts, then the recipe's conditions
+        if any(index < 0 for _, index in parts[split:]):
+            return None
+        conditions = [parent.children[index] for parent, index in parts[split:]]
         for lookup, value in zip(conditions, recipe.values, strict=True):
-            if not isinstance(lookup, Exact) or not _made_from(lookup, value):
+            if not isinstance(lookup, SLOTTED) or not _made_from(lookup, value):
                 return None
         slotted = query.clone()
         markers = [object() for _ in conditions]
-        for (parent, index), marker in zip(_parts(slotted.where)[-count:], markers, strict=True):
-            parent.children[index] = _Slot(parent.children[index], marker)
+        for (parent, index), marker in zip(_parts(slotted.where)[split:], markers, strict=True):
+            parent.children[index] = _Slot(parent.children[index], marker, many=True)
         try:
             slot_sql, slot_params = slotted.get_compiler(queryset.db).as_sql()
         except (NotStatic, EmptyResultSet, FullResultSet):
@@ -160,32 +189,33 @@ class ShapeQuery(KeptSQL):
         kept = cls(query, sql, tuple(params), queryset.db, compiler)
         rebuilt = list(slot_params)
         for lookup, marker in zip(conditions, markers, strict=True):
-            positions = [i for i, param in enumerate(slot_params) if param is marker]
+            positions = tuple(i for i, param in enumerate(slot_params) if param is marker)
             fragment, fragment_params = compiler.compile(lookup)
-            if len(positions) != 1 or len(fragment_params) != 1:
+            if not positions or len(positions) != len(fragment_params):
                 return None
-            rebuilt[positions[0]] = fragment_params[0]
-            kept.slots.append((type(lookup), positions[0], fragment))
+            for position, param in zip(positions, fragment_params, strict=True):
+                rebuilt[position] = param
+            kept.slots.append((type(lookup), positions, fragment))
         if tuple(rebuilt) != tuple(params):
             return None
-        kept.fixed = [_part(parent, index) for parent, index in parts[:-count]]
+        kept.fixed = [_part(parent, index) for parent, index in parts[:split]]
         return kept
 
     def params_for(self, query: Query) -> tuple | None:
         """The parameters of ``query`` (made by the same recipe), or ``None`` when its SQL
         would not be the kept SQL: then it is compiled as Django compiles it."""
         parts = _parts(query.where)
-        count = len(self.slots)
-        if parts is None or len(parts) != len(self.fixed) + count:
+        split = len(self.fixed)
+        if parts is None or len(parts) != split + len(self.slots):
             return None
-        for (parent, index), fixed in zip(parts[:-count], self.fixed, strict=True):
+        for (parent, index), fixed in zip(parts[:split], self.fixed, strict=True):
             found = _part(parent, index)
             if found is not fixed and found != fixed:
                 return None  # the list's conditions were changed another way
         compiler = self.converters()[0]
         params = list(self.params)
-        for (parent, index), (kind, position, fragment) in zip(
-            parts[-count:], self.slots, strict=True
+        for (parent, index), (kind, positions, fragment) in zip(
+            parts[split:], self.slots, strict=True
         ):
             lookup = parent.children[index] if index >= 0 else None
             if type(lookup) is not kind:
@@ -194,9 +224,10 @@ class ShapeQuery(KeptSQL):
                 found_sql, found_params = compiler.compile(lookup)
             except (EmptyResultSet, FullResultSet):
                 return None  # e.g. an integer out of the column's range: Django decides
-            if found_sql != fragment or len(found_params) != 1:
+            if found_sql != fragment or len(found_params) != len(positions):
                 return None
-            params[position] = found_params[0]
+            for position, param in zip(positions, found_params, strict=True):
+                params[position] = param
         return tuple(params)
 
 
@@ -266,7 +297,7 @@ class FilterTemplate:
             return None
         slots = [parent.children[index] for parent, index in parts[-count:]]
         for lookup, value in zip(slots, after.values, strict=True):
-            if not isinstance(lookup, Exact) or not _made_from(lookup, value):
+            if not isinstance(lookup, SLOTTED) or not _made_from(lookup, value):
                 return None
         fixed = [_part(parent, index) for parent, index in parts[:-count]]
         # A copy: ``built`` is handed to the request's code, which may change it.
@@ -372,7 +403,7 @@ def kept_sql(
     the same).  ``None`` when nothing is kept (compile as Django does, then
     :func:`keep_sql`) or this request's conditions do not fit the kept SQL.
     """
-    if recipe is None or not recipe.values:
+    if recipe is None:
         return None
     entry = _KEPT.get(_key(recipe, finish, alias))
     if entry is None or entry[0] is not recipe.origin or entry[1] is None:
@@ -390,7 +421,7 @@ def keep_sql(
 ) -> None:
     """Keep what ``compiler`` compiled (``compiled``) of ``queryset`` (``recipe``, then
     ``finish``) for the next requests, once per key (a refusal is kept too)."""
-    if recipe is None or not recipe.values:
+    if recipe is None:
         return
     key = _key(recipe, finish, queryset.db)
     entry = _KEPT.get(key)

@@ -135,6 +135,10 @@ class NestedSource(Source):
         inner = resource.page_loaders(plan.depth + 1)
         self.loaders = (chain_loaders([*inner, load_together]),)
         self._kept = KeptForValue()
+        target = self.relation.target
+        #: The related rows' origin, kept so their SQL is kept per recipe (the number of
+        #: keys): only for Django's plain default manager, whose queryset no request changes.
+        self._origin = target._default_manager.all() if plain_manager(target) else None
         return None
 
     def bind(self, position: Callable[[str], int]) -> None:
@@ -145,19 +149,24 @@ class NestedSource(Source):
         joined into the owners' query) and each key's position."""
         if not keys:
             return Prepared([], list, [], None), {}
-        target = self.relation.target
         prepared = self._one_related(keys) if len(keys) == 1 and joined is None else None
         if prepared is None:
-            rows = DjonyObjectList(
-                target._default_manager.filter(pk__in=keys),
-                self.loaders,
-                None if joined is None else lambda: joined,
-            )
+            rows = self._rows_of(keys)
+            rows.loaders = self.loaders
+            if joined is not None:
+                rows.prefetched = lambda: joined
             prepared = self.nested.prepare(rows)
         positions = {key: position for position, key in enumerate(prepared.keys)}
         if not keys <= positions.keys():
             raise Fallback  # a related row the default manager leaves out, or gone
         return prepared, positions
+
+    def _rows_of(self, keys: set) -> DjonyObjectList:
+        """The related rows of ``keys``: ``_default_manager.filter(pk__in=keys)``."""
+        origin = self._origin
+        if origin is None:
+            return DjonyObjectList(self.relation.target._default_manager.filter(pk__in=keys))
+        return DjonyObjectList(origin._clone()).with_recipe(origin).filter(pk__in=keys)
 
     def _one_related(self, keys: set) -> Any:
         """The one related row's page by SQL compiled once (``pk=key`` gives the rows

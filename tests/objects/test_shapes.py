@@ -92,6 +92,16 @@ def test_a_per_user_list_compiles_once_and_reads_each_user_s_rows(books, compile
     assert len(compiles) == first + 3
 
 
+def test_a_list_with_no_filter_compiles_once(books, compiles):
+    expected = list(BOOKS[1:3].values_list(*FIELDS))
+    first = len(compiles)
+    for _ in range(3):
+        object_list = listed(BOOKS).filter()[1:3]
+        assert rows_of(object_list) == expected
+        assert object_list.count() == 2
+    assert len(compiles) == first + 2 + 2  # the rows and the count, once each (and a check)
+
+
 def test_the_kept_sql_has_the_values_as_parameters_not_text(books):
     ann, bob = books
     rows_of(listed(BOOKS).filter(author=ann, title="Ann 0"))
@@ -113,6 +123,9 @@ def test_the_kept_sql_has_the_values_as_parameters_not_text(books):
         [{"title": "Ann 0"}, {"title": ""}, {"title": "x' OR '1'='1"}],
         [{"author__name": "Ann"}, {"author__name": "Bob"}],  # through a join
         [{"author": 1, "in_print": True}, {"author": 2, "in_print": False}],
+        [{"pk__in": [1, 2]}, {"pk__in": [3, 4]}, {"pk__in": [2, 2]}, {"pk__in": [5, 1]}],
+        [{"pk__in": {1, 4}}, {"pk__in": {2, 3}}, {"author__in": (1,)}, {"author__in": (2,)}],
+        [{"pk__in": ["1", "3"]}, {"pk__in": ["2", "4"]}, {"author__in": [1, 2], "in_print": True}],
     ],
 )
 def test_each_value_gets_the_rows_django_gives(books, values):
@@ -176,7 +189,8 @@ def test_other_calls_and_values_are_not_kept(books):
     ann, _ = books
     for object_list in (
         listed(BOOKS).filter(Q(author=ann)),  # a Q object
-        listed(BOOKS).filter(author__in=[ann.pk]),  # a list
+        listed(BOOKS).filter(author__in=[ann.pk, None]),  # a list holding None
+        listed(BOOKS).filter(author__in=[]),  # nothing
         listed(BOOKS).filter(editor=None),  # IS NULL
         listed(BOOKS).exclude(author=ann),
         listed(BOOKS).filter(title__startswith="Ann"),  # not an exact condition
@@ -216,3 +230,13 @@ def test_a_kept_filter_builds_the_query_django_builds(books):
     assert [type(c) for c in ours.query.where.children] == [
         type(c) for c in django.query.where.children
     ]
+
+
+def test_an_in_list_keeps_its_sql_per_length(books, compiles):
+    rows_of(listed(BOOKS).filter(pk__in=[1, 2]))
+    first = len(compiles)
+    for keys in ([3, 4], [5, 1], [2, 4]):
+        assert rows_of(listed(BOOKS).filter(pk__in=keys)) == django_rows(pk__in=keys)
+    assert len(compiles) == first + 3  # Django's own three lists; ours none
+    rows_of(listed(BOOKS).filter(pk__in=[1, 2, 3]))  # another length: its own SQL
+    assert len([kept for _, kept in shapes._KEPT.values() if kept is not None]) == 2
