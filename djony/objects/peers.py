@@ -108,12 +108,15 @@ def prefetches_as_django(manager_class: type) -> bool:
 class _Page:
     """The instances loaded together; ``probing`` while a manager builds its own queryset."""
 
-    __slots__ = ("objects", "probing", "any_order")
+    __slots__ = ("objects", "probing", "any_order", "refused")
 
     def __init__(self, objects: list[weakref.ref], any_order: frozenset[str]) -> None:
         self.objects = objects
         self.probing = False
         self.any_order = any_order
+        #: The names found not to load this way (asked once per page, not per object:
+        #: a hook reading an unordered relation on every object runs Django's query only).
+        self.refused: set[str] = set()
 
     def owners_without(self, name: str) -> list[Any]:
         """The page's live instances that have not loaded ``name``."""
@@ -139,13 +142,14 @@ class PeerCache(dict):
     def __missing__(self, name: str) -> Any:
         page = self._page
         owner = self._owner()
-        if page.probing or owner is None:
+        if page.probing or owner is None or name in page.refused:
             raise KeyError(name)
         accessor = to_many_accessors(type(owner)).get(name)
         if accessor is None:
             raise KeyError(name)
         manager = getattr(owner, accessor)
         if not prefetches_as_django(type(manager)):
+            page.refused.add(name)
             raise KeyError(name)
         page.probing = True
         try:
@@ -153,6 +157,7 @@ class PeerCache(dict):
         finally:
             page.probing = False
         if not queryset.ordered and name not in page.any_order:
+            page.refused.add(name)
             raise KeyError(name)
         queryset._fetch_all = functools.partial(
             _load_for_page, queryset, page, self._owner, name, accessor

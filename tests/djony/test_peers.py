@@ -71,6 +71,22 @@ def test_an_unordered_relation_stays_one_query_per_object(books) -> None:
     assert got == read(fresh(Book), "reviews")
 
 
+def test_a_relation_that_does_not_load_together_is_asked_once_per_page(books) -> None:
+    """An unordered relation read on every object: its manager is probed once for the page
+    (not once per object, which doubled the cost of a hook's per-object query)."""
+    from unittest import mock
+
+    from djony.objects import peers
+
+    page = fresh(Book)
+    load_together(page)
+    with mock.patch.object(peers, "to_many_accessors", wraps=peers.to_many_accessors) as asked:
+        count, got = queries_of(lambda: read(page, "reviews"))
+    assert asked.call_count == 1
+    assert count == len(page)
+    assert got == read(fresh(Book), "reviews")
+
+
 def test_a_relation_in_any_order_loads_for_the_page_on_first_use(books) -> None:
     """A relation a page loader would have prefetched (``any_order``): unordered too, and
     ``count()``/``exists()`` answered from the page's one query, as from a prefetch."""
