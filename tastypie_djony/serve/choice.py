@@ -22,7 +22,7 @@ from tastypie.cache import NoCache
 
 from tastypie_djony.declines import Declined
 from tastypie_djony.serve.plans import BundlePlan, RowPlan
-from tastypie_djony.stock import OBJECT, detail_authorization, plannable
+from tastypie_djony.stock import OBJECT, detail_authorization, plannable, request_format
 
 #: The plan kinds, in the order a list page tries them.
 KINDS = (RowPlan, BundlePlan)
@@ -50,7 +50,7 @@ def plan_for(resource: Any, base: type, kind: type, request: Any, for_list: bool
     if isinstance(plan, Declined):
         return None
     serializer = resource._meta.serializer
-    if resource.determine_format(request) not in served_formats(serializer):
+    if request_format(resource, request) not in served_formats(serializer):
         return None
     return plan
 

@@ -25,6 +25,9 @@ from tests.testapp.models import Author, Country
 
 BASES = {"wa2": ModelResource, "wa3": DjonyResource}
 
+#: The requests the project's ``determine_format`` was asked about.
+FORMATS_ASKED: list = []
+
 
 class StampMixin:
     """Plain code mixed into a model resource, as projects share hooks."""
@@ -42,6 +45,7 @@ def build_api(api_name: str, base: type) -> Api:
             abstract = True
 
         def determine_format(self, request):
+            FORMATS_ASKED.append(request)
             return "application/json"
 
     class SearchResource(base):
@@ -224,3 +228,17 @@ def test_custom_endpoints_keep_the_plans_a_detail_url_of_its_own_builds_uris_its
     assert uris_of(searchable).from_key
     assert searchable.served_by() == {"list": "the row-built plan", "detail": "the row-built plan"}
     assert not uris_of(by_code).from_key
+
+
+@override_settings(ROOT_URLCONF=__name__, DJONY_VERIFY_FAST_PATH=False)
+@pytest.mark.parametrize("url", ["country/", "country/{country}/", "author/", "author/{author}/"])
+def test_the_format_is_asked_once_per_request_as_on_modelresource(seeded, url):
+    """The plans ask which format once (which plan serves, how it is written), as
+    Tastypie's create_response asks it once."""
+    asked = {}
+    for api in BASES:
+        FORMATS_ASKED.clear()
+        response = Client().get(f"/{api}/{url.format(**seeded)}")
+        assert response.status_code == 200
+        asked[api] = len(FORMATS_ASKED)
+    assert asked["wa3"] == asked["wa2"] == 1
