@@ -431,7 +431,7 @@ def test_a_to_many_field_s_objects_are_not_read_when_no_code_uses_them(library, 
     or tag rows are read, however many books the page holds."""
     library(books)
     same_answers("shelved/")
-    queries = v3_queries("shelved/")
+    queries = [sql.replace("`", '"') for sql in v3_queries("shelved/")]  # MySQL quotes so
     assert not [sql for sql in queries if '"testapp_review"."stars"' in sql]
     assert not [sql for sql in queries if '"testapp_tag"."name" FROM' in sql]
     assert len(queries) == 4  # count, rows, the tags' keys, the reviews' keys
@@ -445,7 +445,7 @@ def test_a_hook_using_a_field_s_relation_loads_it_once_for_the_page(library, boo
     library(books)
     body = same_answers("counted/")
     assert any(obj["review_count"] for obj in body["objects"])
-    queries = v3_queries("counted/")
+    queries = [sql.replace("`", '"') for sql in v3_queries("counted/")]
     assert len([sql for sql in queries if '"testapp_review"."stars"' in sql]) == 1
     assert len([sql for sql in queries if '"testapp_tag"."name" FROM' in sql]) == 1
     assert not [sql for sql in queries if "COUNT(" in sql and "testapp_review" in sql]
