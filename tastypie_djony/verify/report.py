@@ -115,6 +115,10 @@ class ResourceSummary:
             "median_ms": {side: _round(self.median_ms(side)) for side in SIDES},
             "speedup": _round(self.speedup()),
             "timing": self.speed.as_json() if self.speed is not None else None,
+            "timed": [
+                {"path": request.path, "speedup": round(ratio, 3)}
+                for request, ratio in (self.speed.by_request if self.speed is not None else ())
+            ],
             "served_by": dict(self.served_by),
             "median_ms_by_request": {
                 kind: dict(zip(SIDES, map(_round, times), strict=True))
@@ -216,6 +220,50 @@ def speedup_line(summaries: Iterable[ResourceSummary]) -> str | None:
     )
 
 
+#: The kinds of timed request the summary gives a figure for, in this order.
+TIMED_KINDS = (
+    ("list", "list pages"),
+    ("every row", "limit=0"),
+    ("detail", "details"),
+    ("set", "set/"),
+    ("schema", "schema/"),
+)
+
+
+def timed_kind(request: Any, uri: str) -> str:
+    """:func:`request_kind`, a list of every row (``limit=0``) a kind of its own."""
+    kind = request_kind(request, uri)
+    if kind == "list" and "limit=0" in request.path.partition("?")[2].split("&"):
+        return "every row"
+    return kind
+
+
+def speedup_by_kind(summaries: Iterable[ResourceSummary]) -> dict[str, tuple[float, int]]:
+    """Per kind of request, the median of every timed request's ratio, and how many."""
+    ratios: dict[str, list[float]] = {}
+    for summary in summaries:
+        if summary.speed is None:
+            continue
+        for request, ratio in summary.speed.by_request:
+            ratios.setdefault(timed_kind(request, summary.uri), []).append(ratio)
+    return {kind: (statistics.median(found), len(found)) for kind, found in ratios.items()}
+
+
+def speedup_by_kind_line(summaries: Iterable[ResourceSummary]) -> str | None:
+    """The median speed-up per kind of request over every resource's timed requests: a
+    resource's figure is the median of its few timed requests, which a cheap detail and
+    its ``schema/`` decide even where its list pages are many times faster."""
+    found = speedup_by_kind(summaries)
+    if not found:
+        return None
+    parts = [
+        f"{label} {found[kind][0]:.2f}x ({found[kind][1]})"
+        for kind, label in TIMED_KINDS
+        if kind in found
+    ]
+    return "By kind of request (median over the timed requests, how many): " + ", ".join(parts)
+
+
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
@@ -243,6 +291,10 @@ def as_json(summaries: list[ResourceSummary], meta: dict[str, Any]) -> dict[str,
     return {
         **meta,
         "resources": [s.as_json() for s in summaries],
+        "speedup_by_kind": {
+            kind: {"speedup": round(ratio, 3), "requests": count}
+            for kind, (ratio, count) in speedup_by_kind(summaries).items()
+        },
         "differences": [_outcome_json(o) for s in summaries for o in s.different],
         "improved": [_outcome_json(o) for s in summaries for o in s.improved],
         "writes": [

@@ -136,6 +136,9 @@ class Runner:
         return answer, trace
 
     def _request(self, request: Request, extra: dict[str, str]) -> Answer:
+        # Django's client keeps the exception a request's error handling raised out of it
+        # and hands it to the next response: each answer gets only its own.
+        self.client.exc_info = None
         try:
             response = self.client.generic(
                 request.method,

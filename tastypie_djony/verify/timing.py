@@ -42,6 +42,8 @@ class Speed:
     djony_ms: float
     requests: int
     rounds: int
+    #: Each timed request and its median ratio (for the figures per kind of request).
+    by_request: tuple[tuple[Any, float], ...] = ()
 
     @property
     def slower(self) -> bool:
@@ -112,19 +114,23 @@ def time_requests(
     speeds: dict[str, Speed | None] = {}
     for resource in requests:
         indexes = [i for i, (owner, _, _) in enumerate(flat) if owner == resource]
-        speeds[resource] = _speed([times[i] for i in indexes], done)
+        speeds[resource] = _speed([times[i] for i in indexes], done, [flat[i][1] for i in indexes])
     return speeds
 
 
-def _speed(samples: list[tuple[list[float], list[float]]], rounds: int) -> Speed | None:
+def _speed(
+    samples: list[tuple[list[float], list[float]]], rounds: int, timed: list[Any] | None = None
+) -> Speed | None:
     if rounds < MIN_ROUNDS or not samples:
         return None
-    per_request, every_round, model, djony = [], [], [], []
-    for model_times, djony_times in samples:
+    per_request, every_round, model, djony, by_request = [], [], [], [], []
+    for index, (model_times, djony_times) in enumerate(samples):
         ratios = [m / d for m, d in zip(model_times, djony_times, strict=True) if d > 0]
         if not ratios:
             continue
         per_request.append(statistics.median(ratios))
+        if timed is not None:
+            by_request.append((timed[index], per_request[-1]))
         every_round.extend(ratios)
         model.append(statistics.median(model_times))
         djony.append(statistics.median(djony_times))
@@ -139,6 +145,7 @@ def _speed(samples: list[tuple[list[float], list[float]]], rounds: int) -> Speed
         djony_ms=1000 * statistics.median(djony),
         requests=len(per_request),
         rounds=rounds,
+        by_request=tuple(by_request),
     )
 
 

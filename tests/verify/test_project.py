@@ -252,6 +252,21 @@ def test_a_raising_handler500_is_reported_per_request(rows, settings):
     assert run.code == 0, run.out  # both sides fail the same way there: a note, no difference
 
 
+def test_an_answer_carries_only_its_own_request_s_exception(rows, settings):
+    """A request whose error handling raised out of Django's client leaves the exception
+    in the shared client: the next request's answer must not carry it (wger's DjonyResource
+    400s were blamed with ModelResource's 500 template error)."""
+    from tastypie_djony.verify.running import Runner
+
+    settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if "URLconfPerAPI" not in m]
+    runner = Runner("default")
+    broken = runner._request(Request("/api/open/guarded/", "GET", "/api/open/guarded/schema/"), {})
+    assert broken.status == 500 and "LookupError" in broken.exception
+    fine = runner._request(Request("/api/open/tag/", "GET", "/api/open/tag/"), {})
+    assert fine.status == 200
+    assert not fine.exception
+
+
 def test_a_slower_resource_says_where_the_time_goes():
     """Only when DjonyResource was slower in nine rounds of ten, with the paths it took."""
     from tastypie_djony.verify.timing import Speed

@@ -58,3 +58,36 @@ def test_slower_only_when_nine_rounds_of_ten_say_so_and_the_median_over_resource
     median, low, high = median_speedup(speeds)
     assert median == 3.0 and low < 2.0 and high > 4.0
     assert median_speedup([]) is None
+
+
+def test_the_summary_per_kind_of_request_shows_what_a_resource_s_median_hides() -> None:
+    """A resource whose list page is 12x faster and whose detail, set and schema are not:
+    1.0x as a resource, 12x for list pages in the summary by kind."""
+    from tastypie_djony.verify.generation import Request
+    from tastypie_djony.verify.report import ResourceSummary, speedup_by_kind_line
+
+    paths = {
+        "/api/r/": 12.0,
+        "/api/r/?limit=0": 40.0,
+        "/api/r/1/": 1.0,
+        "/api/r/set/1;2/": 1.0,
+        "/api/r/schema/": 0.9,
+    }
+    seconds, requests = {}, []
+    for path, ratio in paths.items():
+        request = Request("/api/r/", "GET", path)
+        seconds[("mr", request)] = itertools.cycle([0.001 * ratio])
+        seconds[("dj", request)] = itertools.cycle([0.001])
+        requests.append((request, ["mr", "dj"]))
+    send, _ = _sender(seconds)
+    (speed,) = time_requests(
+        send, {"/api/r/": requests}, rounds=MIN_ROUNDS, deadline=time.monotonic() + 60
+    ).values()
+    assert speed.speedup == 1.0
+    summary = ResourceSummary("/api/r/", "DjonyResource")
+    summary.speed = speed
+    line = speedup_by_kind_line([summary])
+    assert line.endswith(
+        "list pages 12.00x (1), limit=0 40.00x (1), details 1.00x (1), set/ 1.00x (1), "
+        "schema/ 0.90x (1)"
+    )

@@ -151,3 +151,19 @@ def test_a_write_to_another_table_is_caught_and_the_table_named(rows):
     assert found and found[0].startswith("rows of table testapp_country: only with ModelResource")
     assert "Deutschland" in found[0]
     assert snapshot() == before
+
+
+def test_a_writing_run_says_what_the_rollback_does_not_undo(rows):
+    """pinry's post_delete removes a deleted row's files, and a copy's files are the
+    original's: the run says so before it writes."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from tastypie_djony.management.commands.djony_verify import Command
+
+    err = StringIO()
+    call_command(Command(), "--resource", "/api/w/author/", "--writes", "--user", "ada",
+                 "--timing-seconds", "0", stdout=StringIO(), stderr=err)  # fmt: skip
+    assert "rolled back in the database only" in err.getvalue()
+    assert "copy of your data and media" in err.getvalue()

@@ -18,7 +18,9 @@ read; most answers were errors on both sides, ...: see
 :mod:`tastypie_djony.verify.verdict`);
 2 when the run could not go on (the message says what it was doing and what
 was raised).  Every request runs in a transaction that is rolled back: the
-command changes no data.  See :mod:`tastypie_djony.verify`.
+command changes no rows (with ``--writes``, what the project's code does outside the
+database, such as deleting files, is not undone: :data:`WRITES_WARNING`).  See
+:mod:`tastypie_djony.verify`.
 """
 
 from __future__ import annotations
@@ -76,6 +78,15 @@ class PinnedRouter:
         return True
 
 
+#: Printed when a run writes: the database is rolled back, the world outside it is not.
+WRITES_WARNING = (
+    "--writes: each write is rolled back in the database only; what the project's receivers "
+    "and save()/delete() do outside it (files deleted with a row or its copy, which shares the "
+    "original's files; mail; other services) is not undone. Run it on a copy of your data and "
+    "media."
+)
+
+
 class Command(BaseCommand):
     help = (
         "Send the same requests to every Tastypie resource of the URLconf and to its twin on "
@@ -111,7 +122,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--writes",
             action="store_true",
-            help="also POST/PUT/PATCH/DELETE built from existing rows (each rolled back)",
+            help="also POST/PUT/PATCH/DELETE built from existing rows (each rolled back in the "
+            "database; what receivers do outside it, such as deleting a copy's files, which are "
+            "the original row's, is not undone: run it on a copy of your data and media)",
         )
         parser.add_argument(
             "--from-log", metavar="FILE", help="also replay the GET paths in FILE (one a line)"
@@ -162,6 +175,8 @@ class Command(BaseCommand):
             )
         if options["from_log"] and not Path(options["from_log"]).is_file():
             raise CommandError(f"--from-log {options['from_log']}: no such file.")
+        if options["writes"]:
+            self.stderr.write(WRITES_WARNING)
         host = options["host"] or "testserver"
         if not validate_host(host, _allowed_hosts()):
             raise CommandError(
@@ -506,6 +521,9 @@ class Command(BaseCommand):
         speedup = report.speedup_line(summaries)
         if speedup:
             out.write(f"\n{speedup}")
+        by_kind = report.speedup_by_kind_line(summaries)
+        if by_kind:
+            out.write(f"\n{by_kind}")
         if not failed:
             out.write("\nEvery answer is the same on both bases.")
         if uncompared:
