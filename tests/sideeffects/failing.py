@@ -113,20 +113,23 @@ def _deadlock() -> None:
     lock to hold: nothing happens.
     """
     import threading
-    import time
 
     import MySQLdb
 
     if not connection.in_atomic_block:
         return
     settings = connection.settings_dict
-    other = MySQLdb.connect(
-        host=settings["HOST"],
-        port=int(settings["PORT"]),
-        user=settings["USER"],
-        password=settings["PASSWORD"],
-        database=settings["NAME"],
-    )
+
+    def connect():
+        return MySQLdb.connect(
+            host=settings["HOST"],
+            port=int(settings["PORT"]),
+            user=settings["USER"],
+            password=settings["PASSWORD"],
+            database=settings["NAME"],
+        )
+
+    other = connect()
     update = "UPDATE sideeffects_blogger SET posts_count = posts_count WHERE id = %s"
     try:
         other.autocommit(False)
@@ -140,9 +143,10 @@ def _deadlock() -> None:
         with connection.cursor() as cursor:
             cursor.execute("SET SESSION innodb_lock_wait_timeout = 10")
             cursor.execute(update, (1,))
+            other_id = other.thread_id()  # (not while the thread uses the connection)
             waiting = threading.Thread(target=theirs.execute, args=(update, (1,)))
             waiting.start()
-            time.sleep(0.5)  # the other connection now waits for keyword 1
+            _until_waiting(connect, other_id)  # the other connection now waits for blogger 1
             try:
                 cursor.execute(update, (2,))
             finally:
@@ -150,6 +154,32 @@ def _deadlock() -> None:
     finally:
         other.rollback()
         other.close()
+
+
+def _until_waiting(connect, thread_id: int, seconds: float = 10.0) -> None:
+    """Until the connection ``thread_id`` waits for a row lock (at most ``seconds``), asked
+    on a connection of its own (``connect()``): this one's statements stay the hook's.
+
+    InnoDB refreshes what INNODB_TRX shows only when it was not read for 0.1 s: asked
+    more often, it shows the same (stale) transactions for ever.
+    """
+    import time
+
+    watcher = connect()
+    try:
+        cursor = watcher.cursor()
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT COUNT(*) FROM information_schema.INNODB_TRX "
+                "WHERE trx_mysql_thread_id = %s AND trx_state = 'LOCK WAIT'",
+                [thread_id],
+            )
+            if cursor.fetchone()[0]:
+                return
+            time.sleep(0.12)
+    finally:
+        watcher.close()
 
 
 def _terminate_connection() -> None:
