@@ -222,8 +222,11 @@ class ShapeQuery(KeptSQL):
                 return None
             try:
                 found_sql, found_params = compiler.compile(lookup)
-            except (EmptyResultSet, FullResultSet):
-                return None  # e.g. an integer out of the column's range: Django decides
+            except Exception:  # noqa: BLE001 - compiled as Django compiles it, it raises there
+                # An integer out of the column's range (no SQL), a value the backend's
+                # adaptation refuses (an IP address on PostgreSQL): the caller's own compile
+                # decides, with its error handling (a client's bad value is a 400).
+                return None
             if found_sql != fragment or len(found_params) != len(positions):
                 return None
             for position, param in zip(positions, found_params, strict=True):

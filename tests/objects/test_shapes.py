@@ -14,7 +14,7 @@ import datetime
 import uuid
 
 import pytest
-from django.db import connection
+from django.db import connection, connections
 from django.db.models import Q, QuerySet
 from django.db.models.sql.compiler import SQLCompiler
 from django.test.utils import CaptureQueriesContext
@@ -240,3 +240,20 @@ def test_an_in_list_keeps_its_sql_per_length(books, compiles):
     assert len(compiles) == first + 3  # Django's own three lists; ours none
     rows_of(listed(BOOKS).filter(pk__in=[1, 2, 3]))  # another length: its own SQL
     assert len([kept for _, kept in shapes._KEPT.values() if kept is not None]) == 2
+
+
+def test_a_value_the_backend_refuses_when_compiled_is_left_to_django_s_compile(books):
+    """PostgreSQL adapts an IP address only when the SQL is compiled (``?ip=%20`` raises
+    there): the kept SQL answers nothing, so the list's own compile raises it where its
+    error handling makes it the client's 400."""
+    rows_of(listed(BOOKS).filter(title="Ann 0"))
+    ((_key, (_origin, kept)),) = shapes._KEPT.items()
+
+    class Refusing:
+        def compile(self, node):
+            raise ValueError("' ' does not appear to be an IPv4 or IPv6 address")
+
+    query = listed(BOOKS).filter(title="Ann 1").queryset.query
+    assert kept.params_for(query) is not None
+    kept._converters[connections[kept.alias]] = (Refusing(), {})
+    assert kept.params_for(query) is None
