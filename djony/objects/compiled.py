@@ -65,7 +65,7 @@ def plain_manager(model: type[models.Model]) -> bool:
     )
 
 
-class _Slot:
+class Slot:
     """A where-clause leaf compiled as its lookup, its one parameter replaced by ``marker``."""
 
     def __init__(self, lookup: Lookup, marker: object = _SLOT, many: bool = False) -> None:
@@ -228,7 +228,7 @@ class OneValueQuery(KeptSQL):
             return None
         if not _plain_value(lookup.rhs):
             return None
-        parent.children[index] = _Slot(lookup)
+        parent.children[index] = Slot(lookup)
         slot_compiler = slotted.query.get_compiler(queryset.db)
         try:
             slot_sql, slot_params = slot_compiler.as_sql()

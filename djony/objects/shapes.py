@@ -47,7 +47,7 @@ from django.db.models.sql.query import Query
 from django.db.models.sql.where import WhereNode
 from django.utils.functional import SimpleLazyObject, empty
 
-from djony.objects.compiled import KeptQueries, KeptSQL, NotStatic, _Slot
+from djony.objects.compiled import KeptQueries, KeptSQL, NotStatic, Slot
 from djony.objects.independent import plain, request_independent
 from djony.objects.kept import register
 
@@ -179,7 +179,7 @@ class ShapeQuery(KeptSQL):
         slotted = query.clone()
         markers = [object() for _ in conditions]
         for (parent, index), marker in zip(_parts(slotted.where)[split:], markers, strict=True):
-            parent.children[index] = _Slot(parent.children[index], marker, many=True)
+            parent.children[index] = Slot(parent.children[index], marker, many=True)
         try:
             slot_sql, slot_params = slotted.get_compiler(queryset.db).as_sql()
         except (NotStatic, EmptyResultSet, FullResultSet):
