@@ -66,7 +66,7 @@ def plain_manager(model: type[models.Model]) -> bool:
 
 
 class Slot:
-    """A where-clause leaf compiled as its lookup, its one parameter replaced by ``marker``."""
+    """A where-clause leaf compiled as its lookup, its parameter (each, ``many``) ``marker``."""
 
     def __init__(self, lookup: Lookup, marker: object = _SLOT, many: bool = False) -> None:
         self.lookup = lookup
