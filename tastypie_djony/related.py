@@ -209,7 +209,7 @@ class Relation:
             return DjonyObjectList(self._related())
         if self._origin is None:
             self._origin = self.target._default_manager.all()
-        return DjonyObjectList(self._origin._clone()).with_recipe(self._origin)
+        return DjonyObjectList.made_from(self._origin)
 
     def _own_manager_keys(self, result: dict[Any, list[Any]], key_field: str) -> dict:
         """``result`` filled through the field's own manager, for every owner in one query.

@@ -146,8 +146,7 @@ class DjonyResource(
         """
         if self.writes_through_django(request):
             return pin_reads(self._meta.queryset._clone())
-        queryset = self._meta.queryset
-        return DjonyObjectList(queryset._clone(), self._page_loaders()).with_recipe(queryset)
+        return DjonyObjectList.made_from(self._meta.queryset, self._page_loaders())
 
     def as_object_list(self, result: Any, request: Any) -> Any:
         """``get_object_list``'s result as an object list Pony serves.

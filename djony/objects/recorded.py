@@ -81,11 +81,13 @@ class RecordedQuerySet(RowReader):
         chained.recipe = self.recipe
         return chained
 
-    def with_recipe(self, origin: models.QuerySet) -> RecordedQuerySet:
-        """This list, its SQL kept per shape as a list made from ``origin`` (the queryset
-        it is a copy of) by the calls made next (:mod:`djony.objects.shapes`)."""
-        self.recipe = shapes.start(origin)
-        return self
+    @classmethod
+    def made_from(cls, origin: models.QuerySet, loaders: tuple = ()) -> RecordedQuerySet:
+        """A copy of ``origin`` (a queryset kept between requests, ``Meta.queryset``), its
+        SQL kept per recipe of the calls made next (:mod:`djony.objects.shapes`)."""
+        made = cls(origin._clone(), loaders)
+        made.recipe = shapes.start(origin)
+        return made
 
     # -- the QuerySet API -------------------------------------------------
     def all(self) -> RecordedQuerySet:

@@ -136,7 +136,7 @@ def _slot_value(value: Any) -> Any:
         value = value._wrapped
     if isinstance(value, models.Model):
         return value if plain(value.pk) and value.pk is not None else None
-    if value is None or isinstance(value, (list, tuple, set, frozenset)) or not plain(value):
+    if value is None or isinstance(value, COLLECTIONS) or not plain(value):
         return None
     return value
 
@@ -163,19 +163,13 @@ class ShapeQuery(KeptSQL):
         """
         query = queryset.query
         sql, params = compiled
-        count = len(recipe.values)
         if not request_independent(query, compiler):
             return None
-        parts = _parts(query.where)
-        if parts is None or len(parts) < count:
+        found = _recipe_conditions(query.where, recipe.values)
+        if found is None:
             return None
-        split = len(parts) - count  # the origin's own parts, then the recipe's conditions
-        if any(index < 0 for _, index in parts[split:]):
-            return None
-        conditions = [parent.children[index] for parent, index in parts[split:]]
-        for lookup, value in zip(conditions, recipe.values, strict=True):
-            if not isinstance(lookup, SLOTTED) or not _made_from(lookup, value):
-                return None
+        fixed, conditions = found
+        split = len(fixed)
         slotted = query.clone()
         markers = [object() for _ in conditions]
         for (parent, index), marker in zip(_parts(slotted.where)[split:], markers, strict=True):
@@ -198,7 +192,7 @@ class ShapeQuery(KeptSQL):
             kept.slots.append((type(lookup), positions, fragment))
         if tuple(rebuilt) != tuple(params):
             return None
-        kept.fixed = [_part(parent, index) for parent, index in parts[:split]]
+        kept.fixed = fixed
         return kept
 
     def params_for(self, query: Query) -> tuple | None:
@@ -206,12 +200,8 @@ class ShapeQuery(KeptSQL):
         would not be the kept SQL: then it is compiled as Django compiles it."""
         parts = _parts(query.where)
         split = len(self.fixed)
-        if parts is None or len(parts) != split + len(self.slots):
-            return None
-        for (parent, index), fixed in zip(parts[:split], self.fixed, strict=True):
-            found = _part(parent, index)
-            if found is not fixed and found != fixed:
-                return None  # the list's conditions were changed another way
+        if not _same_fixed(parts, self.fixed, len(self.slots)):
+            return None  # the list's conditions were changed another way
         compiler = self.converters()[0]
         params = list(self.params)
         for (parent, index), (kind, positions, fragment) in zip(
@@ -271,6 +261,33 @@ def _part(parent: WhereNode, index: int) -> Any:
     return parent if index < 0 else parent.children[index]
 
 
+def _recipe_conditions(where: WhereNode, values: tuple) -> tuple[list, list] | None:
+    """The where tree's other parts and the conditions the recipe's ``values`` made (one
+    ``exact``/``in`` condition each, the tree's last, in order), or ``None``."""
+    parts = _parts(where)
+    if parts is None or len(parts) < len(values):
+        return None
+    split = len(parts) - len(values)  # the origin's own parts, then the recipe's conditions
+    if any(index < 0 for _, index in parts[split:]):
+        return None
+    conditions = [parent.children[index] for parent, index in parts[split:]]
+    for lookup, value in zip(conditions, values, strict=True):
+        if not isinstance(lookup, SLOTTED) or not _made_from(lookup, value):
+            return None
+    return [_part(parent, index) for parent, index in parts[:split]], conditions
+
+
+def _same_fixed(parts: list | None, fixed: list, slots: int) -> bool:
+    """Whether ``parts`` (:func:`_parts`) are ``fixed`` (the same objects, or equal), then
+    ``slots`` more: a tree made by the same recipe, changed no other way."""
+    if parts is None or len(parts) != len(fixed) + slots:
+        return False
+    return all(
+        _part(parent, index) is kept or _part(parent, index) == kept
+        for (parent, index), kept in zip(parts[: len(fixed)], fixed, strict=True)
+    )
+
+
 class FilterTemplate:
     """What ``filter(**kwargs)`` built for one recipe: the queryset to copy, its conditions
     for the filters' values to be made again by Django's lookup classes.
@@ -292,17 +309,10 @@ class FilterTemplate:
         """The template of ``built`` (``filter()`` of a list made by ``before``, giving a
         list made by ``after``), or ``None`` when its conditions are not one ``exact``
         condition per value at the end of an AND-only where tree."""
-        count = len(after.values)
-        parts = _parts(built.query.where)
-        if not count or parts is None or len(parts) < count:
+        found = _recipe_conditions(built.query.where, after.values) if after.values else None
+        if found is None:
             return None
-        if any(index < 0 for _, index in parts[-count:]):
-            return None
-        slots = [parent.children[index] for parent, index in parts[-count:]]
-        for lookup, value in zip(slots, after.values, strict=True):
-            if not isinstance(lookup, SLOTTED) or not _made_from(lookup, value):
-                return None
-        fixed = [_part(parent, index) for parent, index in parts[:-count]]
+        fixed, slots = found
         # A copy: ``built`` is handed to the request's code, which may change it.
         return cls(built._chain(), fixed, slots)
 
@@ -311,12 +321,8 @@ class FilterTemplate:
         builds it (and raises what it raises for a value)."""
         parts = _parts(queryset.query.where)
         earlier = len(before.values)
-        if parts is None or len(parts) != len(self.fixed) + earlier:
+        if not _same_fixed(parts, self.fixed, earlier):
             return None
-        for (parent, index), fixed in zip(parts[: len(self.fixed)], self.fixed, strict=True):
-            found = _part(parent, index)
-            if found is not fixed and found != fixed:
-                return None
         conditions = [_part(parent, index) for parent, index in parts[len(self.fixed) :]]
         for made, value in zip(self.slots[earlier:], after.values[earlier:], strict=True):
             if value == "":

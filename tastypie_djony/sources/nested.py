@@ -166,7 +166,7 @@ class NestedSource(Source):
         origin = self._origin
         if origin is None:
             return DjonyObjectList(self.relation.target._default_manager.filter(pk__in=keys))
-        return DjonyObjectList(origin._clone()).with_recipe(origin).filter(pk__in=keys)
+        return DjonyObjectList.made_from(origin).filter(pk__in=keys)
 
     def _one_related(self, keys: set) -> Any:
         """The one related row's page by SQL compiled once (``pk=key`` gives the rows

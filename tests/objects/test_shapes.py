@@ -51,7 +51,7 @@ def books():
 
 def listed(origin: QuerySet) -> DjonyObjectList:
     """What DjonyResource.get_object_list gives: a copy of ``origin``, its recipe started."""
-    return DjonyObjectList(origin._clone()).with_recipe(origin)
+    return DjonyObjectList.made_from(origin)
 
 
 @pytest.fixture
@@ -257,3 +257,19 @@ def test_a_value_the_backend_refuses_when_compiled_is_left_to_django_s_compile(b
     assert kept.params_for(query) is not None
     kept._converters[connections[kept.alias]] = (Refusing(), {})
     assert kept.params_for(query) is None
+
+
+IN_PRINT = Book.objects.filter(in_print=True).order_by("id")
+
+
+def test_an_origin_condition_replaced_behind_the_recipe_compiles_again(books):
+    """The same number of conditions, one of the origin's swapped for another value's
+    (``query.where.children[0] = ...``): not the kept SQL's, so compiled as Django does."""
+    ann, bob = books
+    rows_of(listed(IN_PRINT).filter(author=ann))
+    changed = listed(IN_PRINT)
+    where = changed.queryset.query.where
+    first = where.children[0]
+    where.children[0] = type(first)(first.lhs, False)  # in_print=False
+    expected = list(Book.objects.filter(in_print=False, author=bob).values_list(*FIELDS))
+    assert rows_of(changed.filter(author=bob)) == expected
