@@ -26,6 +26,11 @@ from djony.serving import KeptQueries, NotKeptForValue, OneValueQuery
 Compiled = tuple[OneValueQuery, tuple]
 
 
+class NotServedByKept(Exception):
+    """Raised by a place's kept-SQL source when the kept SQL does not serve this request's
+    value (before any SQL ran): the caller reads its filtered list instead."""
+
+
 class KeptForValue:
     """What one place compiled once, per key, each entry tied to the queryset it came from."""
 

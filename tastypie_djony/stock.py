@@ -175,17 +175,17 @@ def reads_meta_queryset(resource: Any, base: type) -> bool:
 def detail_authorization(resource: Any) -> str:
     """What ``authorized_read_detail`` needs to answer for a detail of ``resource``.
 
-    :data:`NOTHING`: Tastypie's ``Authorization``/``ReadOnlyAuthorization``, whose
-    ``read_detail`` never looks at the object; :data:`MODEL_CLASS`: a stock
-    ``DjangoAuthorization``, which reads ``bundle.obj`` for its class only
-    (:mod:`tastypie_djony.authorization`); :data:`OBJECT`: anything else, or an
-    override of ``authorized_read_detail``.
+    :data:`NOTHING`: Tastypie's ``Authorization``/``ReadOnlyAuthorization`` (no
+    ``read_detail`` set on the instance), whose ``read_detail`` allows every object;
+    :data:`MODEL_CLASS`: a stock ``DjangoAuthorization``, which reads ``bundle.obj`` for
+    its class only (:mod:`tastypie_djony.authorization`); :data:`OBJECT`: anything else,
+    or an override of ``authorized_read_detail``.
     """
     if type(resource).authorized_read_detail is not Resource.authorized_read_detail:
         return OBJECT
     authorization = resource._meta.authorization
     kind = type(authorization)
-    if kind in (Authorization, ReadOnlyAuthorization):
+    if kind in (Authorization, ReadOnlyAuthorization) and "read_detail" not in vars(authorization):
         return NOTHING
     if not isinstance(authorization, DjangoAuthorization):
         return OBJECT

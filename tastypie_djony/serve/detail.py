@@ -11,7 +11,10 @@ to convert there is the 500 it is on Tastypie's path, not a 404).
 The lookup's SQL is compiled once per resource, database and columns when the object
 list is ``Meta.queryset`` as it is (:func:`~tastypie_djony.stock.reads_meta_queryset`)
 and the only filter is the URI's value (:mod:`tastypie_djony.onevalue`: the value stays
-the query's parameter; a replaced ``Meta.queryset`` compiles again).
+the query's parameter; a replaced ``Meta.queryset`` compiles again).  A row-built
+detail whose authorization needs no object then runs that query alone
+(:func:`kept_rows`): no filtered list is built for it, and Tastypie's ``Authorization`` and
+``ReadOnlyAuthorization``, which allow every detail, are not asked.
 """
 
 from __future__ import annotations
@@ -33,11 +36,11 @@ from tastypie_djony.authorization import authorize_read_detail
 from tastypie_djony.convert import render_json, simple
 from tastypie_djony.declines import Fallback
 from tastypie_djony.objectlist import DjonyObjectList, check_rows_serve
-from tastypie_djony.onevalue import KeptForValue
+from tastypie_djony.onevalue import KeptForValue, NotServedByKept
 from tastypie_djony.serve.bundles import PageBundle
 from tastypie_djony.serve.plans import BundlePlan
 from tastypie_djony.serve.verify import check_same_answer, verifying
-from tastypie_djony.stock import MODEL_CLASS, reads_meta_queryset, stock_json
+from tastypie_djony.stock import MODEL_CLASS, NOTHING, OBJECT, reads_meta_queryset, stock_json
 
 
 def _static(resource: Any, base: type, applicable: dict) -> bool:
@@ -173,6 +176,43 @@ def kept_detail(resource: Any, base: type, applicable: dict, object_list: Any) -
     return compiled
 
 
+def kept_rows(resource: Any, base: type, plan: Any, request: Any, applicable: dict) -> Any:
+    """A row-built detail's rows by its kept SQL alone, or ``None`` (not kept yet, or the
+    kept SQL does not serve this value: before any SQL ran).
+
+    No filtered list is built: the kept query *is* ``get_object_list(request)`` filtered
+    by the URI's value (a static detail, :func:`_static`), and the row-built plan and an
+    authorization that needs no object read nothing else of it.  Returns the rows and
+    the unfiltered object list (what a ``DjangoAuthorization`` reads the model of).
+    """
+    if not _static(resource, base, applicable):
+        return None
+    unfiltered = resource.get_object_list(request)
+    if type(unfiltered) is not DjonyObjectList:
+        return None
+    query = unfiltered.queryset.query
+    if query.annotation_select or query.extra_select:
+        return None  # the rows' query is compiled per request (never the kept one)
+    check_rows_serve(unfiltered)
+    source = kept_detail(resource, base, applicable, unfiltered)
+    served = []
+
+    def only_kept(fields: list[str]) -> Any:
+        found = source(fields)
+        if found is None:
+            raise NotServedByKept
+        served.append(found)
+        return found
+
+    try:
+        rows = plan.rows(unfiltered, only_kept)
+    except NotServedByKept:
+        return None
+    if not served:
+        return None  # read past the kept SQL (the unfiltered list's): the filtered list decides
+    return rows, unfiltered
+
+
 def serve_detail(
     resource: Any, base: type, plan: Any, request: Any, kwargs: dict, general: Any, needs: str
 ) -> HttpResponse:
@@ -192,16 +232,24 @@ def serve_detail(
     bundles = isinstance(plan, BundlePlan)
     try:
         try:  # obj_get's lookup: a value the lookup refuses is its 404
-            object_list = filtered_list(resource, base, request, applicable)
-            if object_list is None:
-                object_list = resource.apply_filters(request, applicable)
-            check_rows_serve(object_list)
-            kept = kept_detail(resource, base, applicable, object_list)
-            page = object_list[:2]
-            if bundles:
-                rows, objects, caches = plan.read(page, kept)
+            by_kept = (
+                None
+                if bundles or needs == OBJECT
+                else kept_rows(resource, base, plan, request, applicable)
+            )
+            if by_kept is not None:
+                rows, object_list = by_kept
             else:
-                rows = plan.rows(page, kept)
+                object_list = filtered_list(resource, base, request, applicable)
+                if object_list is None:
+                    object_list = resource.apply_filters(request, applicable)
+                check_rows_serve(object_list)
+                kept = kept_detail(resource, base, applicable, object_list)
+                page = object_list[:2]
+                if bundles:
+                    rows, objects, caches = plan.read(page, kept)
+                else:
+                    rows = plan.rows(page, kept)
         except ValueError:
             raise NotFound("Invalid resource lookup data provided (mismatched type).") from None
         if not rows:
@@ -216,7 +264,7 @@ def serve_detail(
     checked = PageBundle(found.objects, 0, request) if bundles else None
     if needs == MODEL_CLASS:  # no object built for it
         authorize_read_detail(resource, request, object_list.model)
-    else:
+    elif needs != NOTHING:  # (Tastypie's Authorization and ReadOnlyAuthorization allow it)
         resource.authorized_read_detail(
             object_list, checked if checked is not None else resource.build_bundle(request=request)
         )

@@ -30,7 +30,7 @@ from djony.serving import load_together, plain_manager
 from tastypie_djony.declines import Fallback
 from tastypie_djony.nulls import related_may_be_absent
 from tastypie_djony.objectlist import DjonyObjectList
-from tastypie_djony.onevalue import KeptForValue
+from tastypie_djony.onevalue import KeptForValue, NotServedByKept
 from tastypie_djony.related import MAX_DEPTH, Relation, ToOneRelation, chain_loaders
 from tastypie_djony.sources.base import Page, Plan, Source
 from tastypie_djony.stock import plannable
@@ -199,12 +199,12 @@ class NestedSource(Source):
                 object_list.db,
             )
             if found is None:
-                raise _NotKept  # before any SQL ran: the filtered list is read instead
+                raise NotServedByKept  # before any SQL ran: the filtered list is read instead
             return found
 
         try:
             return self.nested.prepare(object_list, kept)
-        except _NotKept:
+        except NotServedByKept:
             return None
 
 
@@ -227,10 +227,6 @@ class NestedCaches:
             return
         for source in self.sources:
             source.fill(owners, self.page)
-
-
-class _NotKept(Exception):
-    """The kept one-row SQL does not serve this key (raised before any SQL ran)."""
 
 
 class NestedManySource(NestedSource):

@@ -184,3 +184,93 @@ def test_the_detail_list_built_from_an_earlier_one_is_what_apply_filters_gives()
             assert [n.pk for n in built] == [n.pk for n in expected]
     assert filtered_list(resource, DjonyResource, request, {"pk": "x"}) is None
     assert filtered_list(resource, DjonyResource, request, {"pk": "2", "title": "x"}) is None
+
+
+def _twins(meta_queryset, authorization=None):
+    """A ModelResource and its DjonyResource twin over ``meta_queryset`` (no URLconf)."""
+    from tastypie.authorization import Authorization
+    from tastypie.resources import ModelResource
+
+    from tastypie_djony.resources import DjonyResource
+
+    def resource(base):
+        class Meta:
+            queryset = meta_queryset
+            resource_name = "novel"
+            fields = ["id", "title", "year"]
+
+        if authorization is not None:
+            Meta.authorization = authorization
+        else:
+            Meta.authorization = Authorization()
+        return type(f"Novel{base.__name__}", (base,), {"Meta": Meta})()
+
+    return resource(ModelResource), resource(DjonyResource)
+
+
+def _details(twins, values) -> list[tuple]:
+    from django.test import RequestFactory
+
+    request = RequestFactory().get("/?format=json")
+    answers = []
+    for value in values:
+        pair = []
+        for resource in twins:
+            try:
+                response = resource.get_detail(request, pk=value)
+            except Exception as error:  # noqa: BLE001 - the twins must raise alike
+                pair.append((type(error), str(error)))
+            else:
+                pair.append((response.status_code, response.content))
+        answers.append(tuple(pair))
+    return answers
+
+
+def test_a_row_built_detail_reads_its_kept_sql_alone_and_answers_alike():
+    from tastypie_djony.serve import detail as serve_detail
+
+    testing.reset()
+    twins = _twins(Novel.objects.all())
+    first = Novel.objects.first()
+    assert _details(twins, [str(first.pk)])[0][0][0] == 200  # keeps the SQL
+    values = [str(n.pk) for n in Novel.objects.all()] + ["999", "x1", "1 OR 1=1"]
+    # The kept query is the filtered list: the next details build none.
+    with mock.patch.object(
+        serve_detail, "filtered_list", side_effect=AssertionError("a filtered list was built")
+    ):
+        for reference, switched in _details(twins, values):
+            assert switched == reference
+
+
+def test_an_annotated_meta_queryset_detail_answers_alike():
+    from django.db.models import Count
+
+    testing.reset()
+    twins = _twins(Novel.objects.annotate(label_count=Count("labels")))
+    values = [str(n.pk) for n in Novel.objects.all()] * 2 + ["999", "x1"]
+    for reference, switched in _details(twins, values):
+        assert switched == reference
+
+
+def test_an_authorization_with_a_read_detail_of_its_own_is_asked():
+    from tastypie.authorization import Authorization
+    from tastypie.exceptions import Unauthorized
+
+    from tastypie_djony.stock import OBJECT, detail_authorization
+
+    testing.reset()
+    authorization = Authorization()
+    refused = []
+
+    def read_detail(object_list, bundle):
+        refused.append(type(bundle.obj).__name__)
+        raise Unauthorized("not this one")
+
+    authorization.read_detail = read_detail  # on the instance, as a project may patch it
+    twins = _twins(Novel.objects.all(), authorization)
+    assert detail_authorization(twins[1]) == OBJECT
+    first = str(Novel.objects.first().pk)
+    for reference, switched in _details(twins, [first, first]):
+        assert switched == reference
+        assert reference[0].__name__ == "ImmediateHttpResponse"  # Tastypie's 401
+    assert refused == ["Novel"] * 4
