@@ -35,6 +35,7 @@ from tastypie.contrib.contenttypes.fields import GenericForeignKeyField
 from tastypie.exceptions import ImmediateHttpResponse
 from tastypie.fields import ToManyField, ToOneField
 from tastypie.resources import BaseModelResource
+from tastypie.utils.mime import build_content_type
 
 from djony.serving import (
     assignments_not_saved,
@@ -48,6 +49,7 @@ from tastypie_djony.apikey import kept_lookup
 from tastypie_djony.bodies import BodiesMixin
 from tastypie_djony.checks import unservable_reason
 from tastypie_djony.clientinput import ClientInputMixin
+from tastypie_djony.convert import render_json, simple
 from tastypie_djony.declaration import DjonyDeclarativeMetaclass
 from tastypie_djony.fields import (
     as_set_field,
@@ -61,7 +63,7 @@ from tastypie_djony.serve.lists import serve_list
 from tastypie_djony.serve.plans import BundlePlan, RowPlan
 from tastypie_djony.sessions import OutsideRequestMixin, in_session
 from tastypie_djony.sources import relation_lookups
-from tastypie_djony.stock import stock_uri_method
+from tastypie_djony.stock import stock_uri_method, writes_stock_json
 from tastypie_djony.uris import uris_of
 from tastypie_djony.write.flow import DjangoWritesMixin
 from tastypie_djony.write.outcome import answer_write
@@ -281,6 +283,24 @@ class DjonyResource(
         ]
         page = self.alter_list_data_to_serialize(request, page)
         return self.create_response(request, page)
+
+    def create_response(
+        self,
+        request: Any,
+        data: Any,
+        response_class: type[HttpResponse] = HttpResponse,
+        **response_kwargs: Any,
+    ) -> HttpResponse:
+        """Tastypie's ``create_response``; JSON of Tastypie's own serializer is written by
+        :mod:`tastypie_djony.convert` (the same bytes, plain values without ``to_simple``'s
+        type dispatch), for every answer of the general path (pages, details, ``schema/``,
+        ``set/``, writes returning data).  Override it as on ModelResource."""
+        if not writes_stock_json(self, request):
+            return super().create_response(request, data, response_class, **response_kwargs)
+        body = render_json(simple(data, self._meta.serializer, {}))
+        return response_class(
+            content=body, content_type=build_content_type("application/json"), **response_kwargs
+        )
 
     # -- request handling -------------------------------------------------
     def wrap_view(self, view: str) -> Callable:

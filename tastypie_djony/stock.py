@@ -11,7 +11,9 @@ does; every path asks here:
 * :func:`reads_meta_queryset`: whether its object list is ``Meta.queryset`` as it
   is (kept detail SQL, :mod:`tastypie_djony.serve.detail`);
 * :func:`detail_authorization`: what a detail's authorization needs to see (nothing,
-  the model class, or the object).
+  the model class, or the object);
+* :func:`stock_json`, :func:`writes_stock_json`: whether an answer is JSON written by
+  Tastypie's own serializer (written by :mod:`tastypie_djony.convert` then).
 
 A method counts as Tastypie's own when it is the one ``base`` (``DjonyResource``)
 has, or one marked equivalent with :func:`stock_uri_method`.
@@ -114,6 +116,23 @@ def stock_json(resource: Any, request: Any) -> bool:
     Tastypie's ``get_list`` and ``get_detail`` hand it over, with the resource's serializer.
     """
     return stock_serializer(resource) and request_format(resource, request) == "application/json"
+
+
+def writes_stock_json(resource: Any, request: Any) -> bool:
+    """Whether ``resource.create_response`` writes ``request``'s answer as Tastypie's own
+    ``Serializer.to_json`` does: :func:`stock_json`, the resource's ``serialize`` is
+    Tastypie's, and the serializer's JSON method (for its ``content_types``) is its
+    ``to_json``, with no ``to_json``/``to_simple`` set on the instance."""
+    if not stock_json(resource, request) or type(resource).serialize is not Resource.serialize:
+        return False
+    serializer = resource._meta.serializer
+    method = getattr(serializer, "_to_methods", {}).get("application/json")
+    own = vars(serializer)
+    return (
+        getattr(method, "__func__", None) is Serializer.to_json
+        and "to_json" not in own
+        and "to_simple" not in own
+    )
 
 
 def stock_uri_method(method: Callable) -> Callable:
