@@ -26,7 +26,9 @@ from typing import Any
 
 from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connections, models
-from django.db.models.lookups import Exact, Lookup
+from django.db.models.expressions import ColPairs
+from django.db.models.fields.related_lookups import RelatedIn, RelatedLookupMixin
+from django.db.models.lookups import BuiltinLookup, Exact, In, Lookup
 from django.db.models.sql.where import WhereNode
 
 from djony.meta.compat import evaluate_compiled
@@ -176,6 +178,89 @@ class KeptSQL:
         return found
 
 
+class Fragment:
+    """A condition's SQL in a kept query, and how a request's condition of the same kind
+    gives its parameters when its SQL is that SQL.
+
+    Django compiles a condition as its left-hand side (the column, which the kept query
+    fixes), then its right-hand side and the operator around it.  For the lookups whose
+    ``as_sql`` is that and nothing more (Django's built-in ones: ``exact`` but for a
+    boolean's ``WHERE column``, ``in`` where the backend sets no list size, the related
+    ones over one column) and no backend-specific method, a request's condition is
+    compiled by its right-hand side alone (``process_rhs``: Django's preparation, its
+    out-of-range integers); any other is compiled whole, as before.
+    """
+
+    __slots__ = ("sql", "operator", "count")
+
+    def __init__(self, sql: str, operator: str | None, count: int) -> None:
+        #: The condition's whole SQL.
+        self.sql = sql
+        #: Its right-hand side with its operator, when that alone decides (else ``None``).
+        self.operator = operator
+        #: Its number of parameters.
+        self.count = count
+
+    @classmethod
+    def of(cls, compiler: Any, lookup: Any) -> tuple[Fragment, tuple]:
+        """The fragment of ``lookup`` (compiled by ``compiler``) and its parameters."""
+        sql, params = compiler.compile(lookup)
+        operator = None
+        if _rhs_decides(lookup, compiler.connection):
+            rhs_sql, rhs_params = lookup.process_rhs(compiler, compiler.connection)
+            if tuple(rhs_params) == tuple(params):  # the column itself has none
+                operator = lookup.get_rhs_op(compiler.connection, rhs_sql)
+        return cls(sql, operator, len(params)), tuple(params)
+
+    def params(self, compiler: Any, lookup: Any) -> tuple | None:
+        """``lookup``'s parameters when its SQL is this fragment's, else ``None``; raises
+        what compiling it raises (``EmptyResultSet`` for an integer out of range ...)."""
+        connection = compiler.connection
+        if self.operator is not None and _rhs_decides(lookup, connection):
+            rhs_sql, params = lookup.process_rhs(compiler, connection)
+            same = lookup.get_rhs_op(connection, rhs_sql) == self.operator
+        else:
+            sql, params = compiler.compile(lookup)
+            same = sql == self.sql
+        if not same or len(params) != self.count:
+            return None
+        return tuple(params)
+
+
+def _rhs_decides(lookup: Any, connection: Any) -> bool:
+    """Whether ``lookup``'s SQL is its (fixed) column, then its right-hand side's SQL with
+    its operator: Django's built-in ``as_sql`` chain and no backend's own method."""
+    if hasattr(lookup, f"as_{connection.vendor}"):
+        return False
+    if isinstance(lookup, Exact) and isinstance(lookup.rhs, bool):
+        return False  # a boolean column may be the condition itself
+    for klass in type(lookup).__mro__:
+        method = klass.__dict__.get("as_sql")
+        if method is None:
+            continue
+        if method not in _RHS_AS_SQL:
+            return False
+        if klass is BuiltinLookup:
+            break
+    else:
+        return False
+    if isinstance(lookup, In) and connection.ops.max_in_list_size():
+        return False  # a long list is split
+    return not isinstance(lookup.lhs, ColPairs)
+
+
+#: The ``as_sql`` methods that compile a condition as column, operator and right-hand side.
+_RHS_AS_SQL = frozenset(
+    {
+        BuiltinLookup.as_sql,
+        Exact.as_sql,
+        In.as_sql,
+        RelatedLookupMixin.as_sql,
+        RelatedIn.as_sql,
+    }
+)
+
+
 class OneValueQuery(KeptSQL):
     """The SQL of ``finish(base.filter(**{name: value}))`` for any value, compiled once."""
 
@@ -186,7 +271,7 @@ class OneValueQuery(KeptSQL):
         params: tuple,
         position: int,
         lookup: Lookup,
-        fragment: str,
+        fragment: Fragment,
         alias: str,
         template: Any,
     ) -> None:
@@ -232,7 +317,7 @@ class OneValueQuery(KeptSQL):
         slot_compiler = slotted.query.get_compiler(queryset.db)
         try:
             slot_sql, slot_params = slot_compiler.as_sql()
-            fragment, fragment_params = compiler.compile(lookup)
+            fragment, fragment_params = Fragment.of(compiler, lookup)
         except (NotStatic, EmptyResultSet, FullResultSet):
             return None
         positions = [i for i, param in enumerate(slot_params) if param is _SLOT]
@@ -257,10 +342,10 @@ class OneValueQuery(KeptSQL):
         if lookup is None:
             return None
         try:
-            fragment, fragment_params = self.converters()[0].compile(lookup)
+            fragment_params = self.fragment.params(self.converters()[0], lookup)
         except (EmptyResultSet, FullResultSet):
             return None  # e.g. an integer out of the column's range: Django's query decides
-        if fragment != self.fragment or len(fragment_params) != 1:
+        if fragment_params is None:
             return None
         params = list(self.params)
         params[self.position] = fragment_params[0]

@@ -47,7 +47,7 @@ from django.db.models.sql.query import Query
 from django.db.models.sql.where import WhereNode
 from django.utils.functional import SimpleLazyObject, empty
 
-from djony.objects.compiled import KeptQueries, KeptSQL, NotStatic, Slot
+from djony.objects.compiled import Fragment, KeptQueries, KeptSQL, NotStatic, Slot
 from djony.objects.independent import plain, request_independent
 from djony.objects.kept import register
 
@@ -147,8 +147,8 @@ class ShapeQuery(KeptSQL):
     def __init__(self, query: Any, sql: str, params: tuple, alias: str, template: Any) -> None:
         super().__init__(query, sql, params, alias, template)
         #: Per slot, in the order of the recipe's values: the lookup class of its
-        #: condition, where its parameters are among the params, and its SQL fragment.
-        self.slots: list[tuple[type, tuple[int, ...], str]] = []
+        #: condition, where its parameters are among the params, and its SQL (:class:`Fragment`).
+        self.slots: list[tuple[type, tuple[int, ...], Fragment]] = []
         #: The where tree's other parts (conditions and subtrees), in order: each
         #: request's must be these (the same objects: a list copies its origin's).
         self.fixed: list[Any] = []
@@ -184,7 +184,7 @@ class ShapeQuery(KeptSQL):
         rebuilt = list(slot_params)
         for lookup, marker in zip(conditions, markers, strict=True):
             positions = tuple(i for i, param in enumerate(slot_params) if param is marker)
-            fragment, fragment_params = compiler.compile(lookup)
+            fragment, fragment_params = Fragment.of(compiler, lookup)
             if not positions or len(positions) != len(fragment_params):
                 return None
             for position, param in zip(positions, fragment_params, strict=True):
@@ -211,13 +211,13 @@ class ShapeQuery(KeptSQL):
             if type(lookup) is not kind:
                 return None
             try:
-                found_sql, found_params = compiler.compile(lookup)
+                found_params = fragment.params(compiler, lookup)
             except Exception:  # noqa: BLE001 - compiled as Django compiles it, it raises there
                 # An integer out of the column's range (no SQL), a value the backend's
                 # adaptation refuses (an IP address on PostgreSQL): the caller's own compile
                 # decides, with its error handling (a client's bad value is a 400).
                 return None
-            if found_sql != fragment or len(found_params) != len(positions):
+            if found_params is None or len(found_params) != len(positions):
                 return None
             for position, param in zip(positions, found_params, strict=True):
                 params[position] = param
