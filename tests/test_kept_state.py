@@ -445,6 +445,40 @@ def test_per_user_lists_kept_per_recipe_answer_as_modelresource():
     assert all(kept is None for _, kept in shapes._KEPT.values())  # tenant-scoped: compiled
 
 
+def test_one_owner_s_relations_are_kept_per_relation_never_per_owner():
+    """An instance loaded alone reads a relation by SQL kept per relation and type of key:
+    no owner or key is in a key, every owner gets its own rows, and a relation whose
+    default manager is tenant-scoped keeps nothing (each tenant reads its own)."""
+    from djony.objects import relation_sql
+    from djony.serving import load_together
+    from tests.tenants.models import TenantMember
+
+    relation_sql._KEPT.clear()
+    owners = list(Tenant.objects.order_by("pk"))
+    assert len(owners) > 1
+    tagged = 0
+    for tenant in owners:
+        set_tenant(tenant.pk)
+        try:
+            for note in TenantNote.objects.all():
+                alone = TenantNote.objects.get(pk=note.pk)
+                load_together([alone])
+                expected = list(TenantNote.objects.get(pk=note.pk).tags.all())
+                assert list(alone.tags.all()) == expected
+                tagged += bool(expected)
+        finally:
+            set_tenant(None)
+        alone = Tenant.objects.get(pk=tenant.pk)
+        load_together([alone])
+        assert list(alone.members.all()) == list(TenantMember.objects.filter(tenant=tenant))
+    assert tagged
+    kept = dict(relation_sql._KEPT.items())
+    assert [key[:2] for key, entry in kept.items() if entry is not None] == [(Tenant, "members")]
+    for key in kept:
+        assert not [p for p in _flat(key) if isinstance(p, models.Model) or type(p) is int]
+    relation_sql._KEPT.clear()
+
+
 def _flat(value: Any) -> Iterator[Any]:
     if isinstance(value, tuple):
         for item in value:
@@ -483,6 +517,9 @@ KIND_TESTS = {
     "pony.Database caches": test_pony_s_caches_do_not_grow_with_the_values_requested,
     "djony.objects.shapes._KEPT": test_per_user_lists_kept_per_recipe_answer_as_modelresource,
     "djony.objects.shapes._FILTERS": test_per_user_lists_kept_per_recipe_answer_as_modelresource,
+    "djony.objects.relation_sql._KEPT": (
+        test_one_owner_s_relations_are_kept_per_relation_never_per_owner
+    ),
 }
 
 

@@ -21,6 +21,9 @@ as that prefetch would have loaded it, and also on ``count()`` and ``exists()`` 
 prefetched relation answers from its cache): a page whose code never touches it reads
 nothing for it.
 
+An instance loaded alone (a detail's object) reads each such relation with its own
+query, as on Django, by SQL compiled once per relation (:mod:`djony.objects.relation_sql`).
+
 A write through the manager drops the loaded entry as Django drops a prefetched one; a
 pickled or copied cache is a plain ``dict``.
 """
@@ -33,6 +36,8 @@ from typing import Any
 
 from django.db import models
 
+from djony.objects.relation_sql import kept_read, untouched
+
 #: The attribute Django's related managers and ``prefetch_related`` keep their results in.
 CACHE = "_prefetched_objects_cache"
 
@@ -43,15 +48,16 @@ DJANGO_PREFETCHERS = frozenset(
 
 
 def load_together(objects: list[Any], any_order: frozenset[str] = frozenset()) -> None:
-    """Make the to-many relations of ``objects`` load for all of them on first iteration.
+    """Make the to-many relations of ``objects`` load for all of them on first iteration
+    (one instance: by its own query's kept SQL).
 
-    For two or more instances of one model class (a mixed page, as a polymorphic
+    For instances of one model class (a mixed page, as a polymorphic
     queryset gives, is left as Django leaves it).  What is already in an object's
     relation cache (a ``prefetch_related``, a page loader) stays.  ``any_order``: the
     cache names of relations loaded so even when unordered, and on ``count()``/``exists()``
     (see the module).
     """
-    if len(objects) < 2 or not to_many_accessors(type(objects[0])):
+    if not objects or not to_many_accessors(type(objects[0])):
         return
     model = type(objects[0])
     if any(type(obj) is not model for obj in objects):
@@ -156,6 +162,13 @@ class PeerCache(dict):
             queryset = manager.all()  # the manager's own, not evaluated
         finally:
             page.probing = False
+        if len(page.objects) == 1:  # one owner: its own query, by the SQL kept for it
+            read = kept_read(owner, name, queryset)
+            if read is None:
+                page.refused.add(name)
+                raise KeyError(name)
+            queryset._fetch_all = functools.partial(_read_kept, queryset, read)
+            return queryset
         if not queryset.ordered and name not in page.any_order:
             page.refused.add(name)
             raise KeyError(name)
@@ -169,6 +182,13 @@ class PeerCache(dict):
 
     def __reduce__(self) -> Any:
         return (dict, (dict(self),))
+
+
+def _read_kept(queryset: Any, read: Any) -> None:
+    """Evaluate ``queryset`` (one owner's) by ``read``, the kept SQL, while unchanged."""
+    if queryset._result_cache is None and untouched(queryset):
+        queryset._result_cache = read()
+    type(queryset)._fetch_all(queryset)
 
 
 def _load_for_page(

@@ -171,10 +171,8 @@ def test_pickled_and_copied_objects_keep_plain_caches(books) -> None:
     assert type(pickle.loads(pickle.dumps(unread[1]))._prefetched_objects_cache) is dict
 
 
-def test_one_object_and_mixed_classes_are_left_as_django_leaves_them(db) -> None:
-    one = [Book(pk=1, title="x")]
-    load_together(one)
-    assert "_prefetched_objects_cache" not in one[0].__dict__
+def test_mixed_classes_are_left_as_django_leaves_them(db) -> None:
+    """(One object reads its own relations, by kept SQL: tests/objects/test_relation_sql.py.)"""
     mixed = [Author(pk=1, name="a"), Restaurant(pk=2, name="r")]
     load_together(mixed)
     assert all("_prefetched_objects_cache" not in obj.__dict__ for obj in mixed)

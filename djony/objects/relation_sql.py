@@ -1,0 +1,135 @@
+"""One instance's to-many relation read by SQL compiled once per relation.
+
+``obj.tags.all()`` on an instance that was not loaded with others (a detail's object)
+builds the related manager's queryset, and Django builds its filter and compiles its SQL
+again on every request: only the owner's key differs.  For a relation whose manager is
+Django's own (:func:`~djony.objects.peers.prefetches_as_django`) over a related model whose
+default manager is Django's plain one (:func:`~djony.objects.compiled.plain_manager`),
+:func:`kept_read` keeps, per owner model, relation, database and type of key, the
+:class:`~djony.objects.compiled.OneValueQuery` of the related default manager filtered by
+the manager's one condition (``pins__id=<key>``, ``image=<key>``), checked once to be the
+very SQL the manager's own queryset compiles to.  An evaluation of the manager's queryset
+that nobody changed (Django has not applied its filter yet: nothing read ``.query``) then
+runs that SQL with this owner's key as its parameter, and Django's ``ModelIterable``
+builds the objects with the queryset's hints and known related objects (a reverse
+foreign key's objects point at their owner, as on Django).  Anything else (a changed or
+cloned queryset, another manager, an owner without a key) is Django's own query.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from django.db import models
+from django.db.models.query import ModelIterable
+
+from djony.objects.compiled import KeptQueries, NotKeptForValue, OneValueQuery, plain_manager
+from djony.objects.kept import register
+
+#: (owner model, relation name, database, condition name, type of key) -> OneValueQuery/None.
+_KEPT = KeptQueries()
+register(
+    "djony.objects.relation_sql._KEPT",
+    "(the owner's model, the relation's cache name, the database, the related manager's "
+    "condition name, the type of the owner's key) -> its OneValueQuery or None: a related "
+    "manager of Django's builds the same query for every owner but for the owner's key, a "
+    "parameter of the kept SQL (checked equal to the manager's own SQL when kept)",
+    "one per relation, database and type of key (DJONY_CACHE_SIZE entries at most)",
+)
+
+
+#: What a relation cache sets on a queryset it hands out (:mod:`djony.objects.peers`).
+_SET_ON_INSTANCES = ("_fetch_all", "count", "exists")
+
+
+def kept_read(owner: models.Model, name: str, queryset: models.QuerySet) -> Any:
+    """What evaluates ``queryset`` (``owner``'s related manager's, unevaluated and unchanged)
+    by the SQL kept for relation ``name``, or ``None`` (Django's own query).
+
+    Compiles and checks the SQL the first time (for this owner).
+    """
+    condition = _condition(queryset)
+    if condition is None or queryset._iterable_class is not ModelIterable:
+        return None
+    target = queryset.model
+    if not plain_manager(target) or queryset._prefetch_related_lookups:
+        return None
+    field_name, value = condition
+    alias = queryset.db
+    key = (type(owner), name, alias, field_name, type(value))
+    if key not in _KEPT:
+        try:
+            _KEPT[key] = _compile(queryset, field_name, value, alias)
+        except NotKeptForValue:
+            return None  # this key compiles to no SQL: Django decides, the next one keeps
+    compiled = _KEPT.get(key)
+    if compiled is None:
+        return None
+    params = compiled.params_for(value)
+    if params is None:
+        return None
+    return lambda: compiled.objects(
+        _with_query(queryset, copy.copy(compiled.query), filtered=True), params
+    )
+
+
+def untouched(queryset: models.QuerySet) -> bool:
+    """Whether ``queryset``'s filter is still the manager's deferred one (no ``.query`` read)."""
+    return queryset._deferred_filter is not None
+
+
+def _condition(queryset: models.QuerySet) -> tuple[str, Any] | None:
+    """The related manager's one deferred condition ``(name, key)``, a key Django would
+    compare as a plain value (a related instance: its primary key, when the condition's
+    foreign key points at it)."""
+    deferred = queryset._deferred_filter
+    if deferred is None:
+        return None
+    negate, args, kwargs = deferred
+    if negate or args or len(kwargs) != 1:
+        return None
+    ((name, value),) = kwargs.items()
+    if isinstance(value, models.Model):
+        try:
+            field = queryset.model._meta.get_field(name)
+        except Exception:  # noqa: BLE001 - a name that is no field: Django's own query
+            return None
+        target = getattr(field, "target_field", None)
+        if target is None or not target.primary_key or type(value) is not field.related_model:
+            return None
+        value = value.pk
+    if value is None:
+        return None
+    return name, value
+
+
+def _compile(queryset: models.QuerySet, name: str, value: Any, alias: str) -> Any:
+    """The kept query for ``queryset``'s relation, or ``None`` when its SQL is not the
+    manager's (checked on this owner's own queryset, compiled on a copy)."""
+    target = queryset.model
+    compiled = OneValueQuery.compile(
+        lambda: target._default_manager.db_manager(alias).all(), name, value, lambda qs: qs
+    )
+    if compiled is None or compiled.alias != alias:
+        return None
+    own = _with_query(queryset, queryset._query.clone(), filtered=False)
+    sql, params = own.query.get_compiler(alias).as_sql()  # applies the manager's filter
+    if sql != compiled.sql or tuple(params) != compiled.params_for(value):
+        return None
+    return compiled
+
+
+def _with_query(queryset: models.QuerySet, query: Any, filtered: bool) -> models.QuerySet:
+    """A copy of unevaluated ``queryset`` (hints, known related objects, iterable ...) over
+    ``query``; ``filtered``: ``query`` holds the manager's condition (the kept query), else
+    it is a clone of the queryset's own, which the deferred condition is applied to."""
+    made = type(queryset).__new__(type(queryset))
+    made.__dict__.update(queryset.__dict__)
+    for method in _SET_ON_INSTANCES:
+        made.__dict__.pop(method, None)  # the copy evaluates as a QuerySet does
+    made._query = query
+    made._prefetch_related_lookups = list(queryset._prefetch_related_lookups)
+    if filtered:
+        made._deferred_filter = None
+    return made
