@@ -55,20 +55,35 @@ def simple_converter(field: Any, serializer: Serializer) -> Callable[[Any], Any]
     if convert is not None:
         return convert  # to_simple keeps str, int, float and bool as they are
     generic = lambda value: serializer.to_simple(field.convert(value), None)  # noqa: E731
-    if type(field) is tastypie_fields.DateTimeField and serializer.datetime_formatting == (
-        "iso-8601"
-    ):
-        zone = timezone.get_default_timezone() if settings.USE_TZ else None
+    if type(field) is tastypie_fields.DateTimeField and writes_iso_datetimes(serializer):
 
         def iso_datetime(value: Any) -> Any:
             if type(value) is not datetime.datetime:
                 return generic(value)
-            if zone is not None and value.utcoffset() is not None:
-                value = value.astimezone(zone).replace(tzinfo=None)
-            return value.isoformat()
+            return iso_datetime_text(value)
 
         return iso_datetime
     return generic
+
+
+def writes_iso_datetimes(serializer: Serializer) -> bool:
+    """Whether ``serializer`` writes a ``datetime`` as Tastypie's own ``format_datetime``
+    does by default (ISO 8601, aware values in the default time zone, made naive)."""
+    own = vars(serializer)
+    return (
+        type(serializer).format_datetime is Serializer.format_datetime
+        and serializer.datetime_formatting == "iso-8601"
+        and "format_datetime" not in own
+        and "to_simple" not in own
+    )
+
+
+def iso_datetime_text(value: datetime.datetime) -> str:
+    """Tastypie's ``format_datetime`` of an exact ``datetime`` in ``iso-8601``: an aware
+    value in the default time zone, naive, then ``isoformat()``."""
+    if settings.USE_TZ and value.utcoffset() is not None:
+        value = value.astimezone(timezone.get_default_timezone()).replace(tzinfo=None)
+    return value.isoformat()
 
 
 def simple(data: Any, serializer: Serializer, options: Any = None) -> Any:
@@ -87,6 +102,12 @@ def simple(data: Any, serializer: Serializer, options: Any = None) -> Any:
         return [item if type(item) in PLAIN else simple(item, serializer, options) for item in data]
     if isinstance(data, Bundle):  # as to_simple walks it
         return _simple_items(data.data, serializer, options)
+    if (
+        kind is datetime.datetime
+        and type(serializer).to_simple is Serializer.to_simple
+        and writes_iso_datetimes(serializer)
+    ):
+        return iso_datetime_text(data)
     return serializer.to_simple(data, options)
 
 

@@ -135,3 +135,32 @@ def test_an_overridden_serialize_is_the_writer(authors):
     reference, switched = _answers(twins, "get_list")
     assert reference[2] == b"written by serialize"
     assert switched == reference
+
+
+@pytest.mark.parametrize("use_tz", [True, False])
+@pytest.mark.parametrize("zone", ["UTC", "Asia/Kathmandu", "America/St_Johns"])
+def test_datetimes_are_written_as_tastypie_s_format_datetime(settings, use_tz, zone):
+    from tastypie_djony.convert import simple
+
+    settings.USE_TZ, settings.TIME_ZONE = use_tz, zone
+    serializer = Serializer()
+    values = [
+        datetime.datetime(2024, 3, 31, 1, 59, 59, 999999, tzinfo=datetime.UTC),
+        datetime.datetime(
+            2024, 11, 3, 12, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=-5))
+        ),
+        datetime.datetime(1999, 12, 31, 23, 59),
+    ]
+    data = {"when": values, "one": values[0]}
+    assert simple(data, serializer, {}) == serializer.to_simple(data, {})
+
+
+def test_a_format_datetime_set_on_the_serializer_writes_the_datetimes():
+    from tastypie_djony.convert import simple
+
+    serializer = Serializer()
+    serializer.format_datetime = lambda value: "a day"
+    assert simple({"at": datetime.datetime(2024, 1, 1)}, serializer, {}) == {"at": "a day"}
+    strict = Serializer(datetime_formatting="iso-8601-strict")
+    at = datetime.datetime(2024, 1, 1, 1, 1, 1, 5)
+    assert simple([at], strict, {}) == strict.to_simple([at], {}) == ["2024-01-01T01:01:01"]
