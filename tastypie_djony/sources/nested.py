@@ -7,9 +7,11 @@ bundle, the related resource's fields and hooks, in detail mode (Tastypie's
 nested bundle plan of the related resource does the same for the whole page at once: the
 related keys of every owner in one query, the related rows in one more
 (``_default_manager.filter(pk__in=...)``), then, for each owner when its field comes, one
-dehydrated bundle per related key, in the related manager's order.  The related objects
-themselves are built (with their own page loaders) only if some code reads a nested
-``bundle.obj``.
+dehydrated bundle per related key, in the related manager's order.  A to-one over a plain
+foreign key reads the related row's columns through the relation in the owners' own
+query instead (a join, as ``select_related`` makes: :meth:`NestedOneSource._joinable`).
+The related objects themselves are built (with their own page loaders) only if some code
+reads a nested ``bundle.obj``.
 
 For a stock ``SetField`` or ``DjonyToOneField`` whose ``full`` is ``True`` (and
 ``full_list``/``full_detail`` for this page a plain ``True``, no callable) over a plain
@@ -26,7 +28,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from djony.serving import load_together, plain_manager
+from django.core.exceptions import FieldDoesNotExist
+from django.db import router
+from django.db.models.constants import LOOKUP_SEP
+
+from djony.serving import instance_builder, load_together, plain_manager, track_peers
 from tastypie_djony.declines import Fallback
 from tastypie_djony.nulls import related_may_be_absent
 from tastypie_djony.objectlist import DjonyObjectList
@@ -277,19 +283,61 @@ class NestedOneSource(NestedSource):
         reason = super()._plan_nested()
         self.link_column = None
         self.link = -1
+        #: The related model's columns selected through the relation in the owners' query
+        #: (a join, as ``select_related`` makes), or none: the related rows' own query.
+        self.joined: list[str] = []
+        self.joined_at: list[int] = []
         if reason is None and self.relation.plain_forward:
             # A ForeignKey to the primary key, with its constraint: the owner's row holds
             # the related key (what ``related_keys`` would read), no query needed.
             self.link_column = self.relation.model_field.attname
+            self.joined = self._joinable()
         return reason
 
+    def _joinable(self) -> list[str]:
+        """The related model's concrete columns as the owners' query selects them through
+        the relation, when the nested plan reads only those columns, the related model's
+        default manager is Django's plain one (its rows are what the relation holds), both
+        models are read from one database, and ``Meta.queryset`` does not join the
+        relation itself (``select_related``: its objects are taken from the owners).
+        """
+        target, owner = self.relation.target, self.plan.resource._meta.object_class
+        queryset = getattr(self.plan.resource._meta, "queryset", None)
+        if queryset is None or queryset.query.select_related or queryset.query.combinator:
+            return []
+        if not plain_manager(target) or router.db_for_read(target) != router.db_for_read(owner):
+            return []
+        attnames = [field.attname for field in target._meta.concrete_fields]
+        index = []
+        for column in self.nested.columns:
+            try:
+                field = target._meta.pk if column == "pk" else target._meta.get_field(column)
+            except FieldDoesNotExist:
+                return []
+            if getattr(field, "attname", None) not in attnames or column not in (
+                "pk",
+                field.name,
+                field.attname,
+            ):
+                return []
+            index.append(attnames.index(field.attname))
+        #: Where each of the nested plan's columns is among the joined ones.
+        self.nested_index = index
+        self.pk_index = attnames.index(target._meta.pk.attname)
+        self.init_list = attnames
+        prefix = self.relation.model_field.name
+        return [f"{prefix}{LOOKUP_SEP}{attname}" for attname in attnames]
+
     def columns(self) -> list[str]:
-        return ["pk"] if self.link_column is None else ["pk", self.link_column]
+        if self.link_column is None:
+            return ["pk"]
+        return ["pk", self.link_column, *self.joined]
 
     def bind(self, position: Callable[[str], int]) -> None:
         super().bind(position)
         if self.link_column is not None:
             self.link = position(self.link_column)
+            self.joined_at = [position(column) for column in self.joined]
 
     def prepare(self, page: Page) -> None:
         owner_keys = page.keys
@@ -303,8 +351,43 @@ class NestedOneSource(NestedSource):
         if not related_may_be_absent(self.field) and any(by_owner[k] is None for k in owner_keys):
             raise Fallback  # the general path raises Tastypie's error for that object
         keys = {key for key in by_owner.values() if key is not None}
-        prepared, positions = self.related_page(keys, self._joined(page, keys))
+        if self.joined_at:
+            prepared, positions = self._from_joined(page)
+        else:
+            prepared, positions = self.related_page(keys, self._joined(page, keys))
         page.data[self] = (by_owner, prepared, positions)
+
+    def _from_joined(self, page: Page) -> tuple[Prepared, dict[Any, int]]:
+        """The related rows from the owners' rows (their joined columns), their objects
+        built from those columns only if code reads them (no query)."""
+        found: dict[Any, tuple] = {}
+        for row in page.rows:
+            key = row[self.link]
+            if key is not None and key not in found:
+                found[key] = joined = tuple(row[at] for at in self.joined_at)
+                if joined[self.pk_index] != key:
+                    raise Fallback  # no related row (a dangling key): Tastypie's own walk
+        index = self.nested_index
+        rows = [tuple(joined[at] for at in index) for joined in found.values()]
+        nested = self.nested
+        caches = NestedCaches([step.source for step in nested.steps if step.nested])
+        loaders = (caches, *nested.object_loaders(self.loaders))
+        target = self.relation.target
+        built: list[Any] = []
+
+        def objects() -> list[Any]:
+            if not built and found:
+                queryset = target._default_manager.all()
+                build, db = instance_builder(queryset), queryset.db
+                built.extend(build(db, self.init_list, joined) for joined in found.values())
+                track_peers(queryset, built)
+                for loader in loaders:
+                    loader(built)
+            return built
+
+        objects.built = None
+        prepared = nested.values(rows, objects, caches)
+        return prepared, {key: position for position, key in enumerate(prepared.keys)}
 
     def _joined(self, page: Page, keys: set) -> list | None:
         """The related objects of ``keys`` that the owners' query joined in

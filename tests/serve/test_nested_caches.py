@@ -87,3 +87,37 @@ def test_relations_read_through_the_object_come_from_the_nested_rows() -> None:
     assert counts[0] == counts[1], counts
     # The page, its count, the authors, the tag keys and the tags: nothing per object.
     assert counts[0] <= 5, counts
+
+
+@pytest.mark.usefixtures("transactional_db")
+def test_a_full_to_one_s_object_is_the_model_s_instance_with_every_column() -> None:
+    """The nested author's row comes through the page's own query (a join); the object the
+    hook reads (``bundle.obj.author.name``) is built from it: the model's own class, every
+    column Django loads, the same database and state, and no query of its own."""
+    from django.db.models.signals import post_init
+
+    write_api.reset(app_label="sideeffects", seed_rows=seed(4))
+    m.Blogger.objects.filter(pk=2).update(posts_count=7)
+    client = api_client()
+    send(client, "se3", "GET", "reading_story/")  # a connection's first queries probe features
+    built = []
+
+    def record(sender, instance, **kwargs):
+        built.append(instance)
+
+    post_init.connect(record, sender=m.Blogger)
+    try:
+        with CaptureQueriesContext(connection) as queries:
+            got = send(client, "se3", "GET", "reading_story/")
+    finally:
+        post_init.disconnect(record, sender=m.Blogger)
+    assert got.status_code == 200
+    assert sorted(b.pk for b in built) == [1, 2]  # one object per author, as a join gives
+    for blogger in built:
+        stored = m.Blogger.objects.get(pk=blogger.pk)
+        assert type(blogger) is m.Blogger
+        assert (blogger.name, blogger.posts_count) == (stored.name, stored.posts_count)
+        assert blogger.get_deferred_fields() == set()
+        assert (blogger._state.db, blogger._state.adding) == ("default", False)
+    blogger_table = m.Blogger._meta.db_table
+    assert [q for q in queries if f'FROM "{blogger_table}"' in q["sql"].replace("`", '"')] == []

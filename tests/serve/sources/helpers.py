@@ -52,6 +52,10 @@ class NestedStub:
         self.depth = depth
         self.needed: list[str] = []
 
+    @property
+    def columns(self) -> list[str]:
+        return self.needed
+
     def need(self, column: str) -> int:
         self.needed.append(column)
         return len(self.needed) - 1

@@ -22,10 +22,13 @@ def declining_plans(related: Any, depth: int) -> Declined:
 
 def test_a_full_to_one_over_a_plain_foreign_key_reads_the_key_its_row_holds() -> None:
     """``full=True`` over a ForeignKey to the primary key with its constraint: the owner's row
-    gives the related key, so the source reads it with the owner's key."""
+    gives the related key, so the source reads it with the owner's key, and the related
+    row's columns through the relation (a join: no query of its own)."""
     source = source_of(plan_of(BookResource, nested_plan=NestedStub), "author_full")
     assert type(source) is NestedOneSource and source.needs_pk
-    assert source.columns() == ["pk", "author_id"]
+    author = BookResource._meta.object_class._meta.get_field("author").related_model
+    joined = [f"author__{field.attname}" for field in author._meta.concrete_fields]
+    assert source.columns() == ["pk", "author_id", *joined]
     assert source.nested.needed == ["pk"]
 
 
