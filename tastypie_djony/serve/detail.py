@@ -11,9 +11,9 @@ to convert there is the 500 it is on Tastypie's path, not a 404).
 The lookup's SQL is compiled once per resource, database and columns when the object
 list is ``Meta.queryset`` as it is (:func:`~tastypie_djony.stock.reads_meta_queryset`)
 and the only filter is the URI's value (:mod:`tastypie_djony.onevalue`: the value stays
-the query's parameter; a replaced ``Meta.queryset`` compiles again).  A row-built
-detail whose authorization needs no object then runs that query alone
-(:func:`kept_rows`): no filtered list is built for it, and Tastypie's ``Authorization`` and
+the query's parameter; a replaced ``Meta.queryset`` compiles again).  A detail whose
+authorization needs no object then runs that query alone
+(:func:`kept_read`): no filtered list is built for it, and Tastypie's ``Authorization`` and
 ``ReadOnlyAuthorization``, which allow every detail, are not asked.
 """
 
@@ -176,14 +176,15 @@ def kept_detail(resource: Any, base: type, applicable: dict, object_list: Any) -
     return compiled
 
 
-def kept_rows(resource: Any, base: type, plan: Any, request: Any, applicable: dict) -> Any:
-    """A row-built detail's rows by its kept SQL alone, or ``None`` (not kept yet, or the
-    kept SQL does not serve this value: before any SQL ran).
+def kept_read(resource: Any, base: type, request: Any, applicable: dict, read: Any) -> Any:
+    """``read(object_list[:2], kept)`` of a detail by its kept SQL alone, or ``None`` (not
+    kept yet, or the kept SQL does not serve this value: before any SQL ran).
 
-    No filtered list is built: the kept query *is* ``get_object_list(request)`` filtered
-    by the URI's value (a static detail, :func:`_static`), and the row-built plan and an
-    authorization that needs no object read nothing else of it.  Returns the rows and
-    the unfiltered object list (what a ``DjangoAuthorization`` reads the model of).
+    For an authorization that needs no object: no filtered list is built, as the kept
+    query *is* ``get_object_list(request)`` filtered by the URI's value (a static detail,
+    :func:`_static`), and the plans read nothing else of it.  ``read`` is the plan's
+    (``RowPlan.rows``, ``BundlePlan.read``); returns what it returns and the unfiltered
+    object list (what a ``DjangoAuthorization`` reads the model of).
     """
     if not _static(resource, base, applicable):
         return None
@@ -204,13 +205,21 @@ def kept_rows(resource: Any, base: type, plan: Any, request: Any, applicable: di
         served.append(found)
         return found
 
+    def objects() -> Any:
+        found = source.objects()
+        if found is None:
+            raise NotServedByKept
+        served.append(found)
+        return found
+
+    only_kept.objects = objects
     try:
-        rows = plan.rows(unfiltered, only_kept)
+        result = read(unfiltered, only_kept)
     except NotServedByKept:
         return None
     if not served:
         return None  # read past the kept SQL (the unfiltered list's): the filtered list decides
-    return rows, unfiltered
+    return result, unfiltered
 
 
 def serve_detail(
@@ -232,13 +241,16 @@ def serve_detail(
     bundles = isinstance(plan, BundlePlan)
     try:
         try:  # obj_get's lookup: a value the lookup refuses is its 404
+            read = plan.read if bundles else plan.rows
             by_kept = (
-                None
-                if bundles or needs == OBJECT
-                else kept_rows(resource, base, plan, request, applicable)
+                None if needs == OBJECT else kept_read(resource, base, request, applicable, read)
             )
             if by_kept is not None:
-                rows, object_list = by_kept
+                found_rows, object_list = by_kept
+                if bundles:
+                    rows, objects, caches = found_rows
+                else:
+                    rows = found_rows
             else:
                 object_list = filtered_list(resource, base, request, applicable)
                 if object_list is None:

@@ -186,7 +186,7 @@ def test_the_detail_list_built_from_an_earlier_one_is_what_apply_filters_gives()
     assert filtered_list(resource, DjonyResource, request, {"pk": "2", "title": "x"}) is None
 
 
-def _twins(meta_queryset, authorization=None):
+def _twins(meta_queryset, authorization=None, **members):
     """A ModelResource and its DjonyResource twin over ``meta_queryset`` (no URLconf)."""
     from tastypie.authorization import Authorization
     from tastypie.resources import ModelResource
@@ -203,7 +203,7 @@ def _twins(meta_queryset, authorization=None):
             Meta.authorization = authorization
         else:
             Meta.authorization = Authorization()
-        return type(f"Novel{base.__name__}", (base,), {"Meta": Meta})()
+        return type(f"Novel{base.__name__}", (base,), {"Meta": Meta, **members})()
 
     return resource(ModelResource), resource(DjonyResource)
 
@@ -240,6 +240,31 @@ def test_a_row_built_detail_reads_its_kept_sql_alone_and_answers_alike():
     ):
         for reference, switched in _details(twins, values):
             assert switched == reference
+
+
+def test_a_hooked_detail_reads_its_kept_sql_alone_and_its_hook_gets_the_object():
+    from tastypie_djony.serve import detail as serve_detail
+
+    testing.reset()
+    seen = []
+
+    def dehydrate(self, bundle):
+        seen.append(type(bundle.obj))
+        bundle.data["shout"] = bundle.obj.title.upper()
+        bundle.data["labels"] = sorted(label.name for label in bundle.obj.labels.all())
+        return bundle
+
+    twins = _twins(Novel.objects.all(), dehydrate=dehydrate)
+    first = Novel.objects.first()
+    assert twins[1].served_by()["detail"] == "the bundle plan"
+    assert _details(twins, [str(first.pk)])[0][0][0] == 200  # keeps the SQL
+    values = [str(n.pk) for n in Novel.objects.all()] + ["999", "x1"]
+    with mock.patch.object(
+        serve_detail, "filtered_list", side_effect=AssertionError("a filtered list was built")
+    ):
+        for reference, switched in _details(twins, values):
+            assert switched == reference
+    assert set(seen) == {Novel}
 
 
 def test_an_annotated_meta_queryset_detail_answers_alike():
