@@ -24,6 +24,8 @@ from typing import Any
 
 from django.conf import settings
 from django.core.serializers import json as django_json
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.utils import timezone
 from tastypie import fields as tastypie_fields
 from tastypie.bundle import Bundle
@@ -81,9 +83,26 @@ def writes_iso_datetimes(serializer: Serializer) -> bool:
 def iso_datetime_text(value: datetime.datetime) -> str:
     """Tastypie's ``format_datetime`` of an exact ``datetime`` in ``iso-8601``: an aware
     value in the default time zone, naive, then ``isoformat()``."""
-    if settings.USE_TZ and value.utcoffset() is not None:
-        value = value.astimezone(timezone.get_default_timezone()).replace(tzinfo=None)
+    zone = _ZONE[0] if _ZONE else _default_zone()
+    if zone is not None and value.utcoffset() is not None:
+        value = value.astimezone(zone).replace(tzinfo=None)
     return value.isoformat()
+
+
+#: The default time zone when ``USE_TZ`` (else ``None``), read once per settings.
+_ZONE: list[Any] = []
+
+
+def _default_zone() -> Any:
+    _ZONE[:] = [timezone.get_default_timezone() if settings.USE_TZ else None]
+    return _ZONE[0]
+
+
+@receiver(setting_changed)
+def _forget_zone(*, setting: str, **kwargs: Any) -> None:
+    """A changed ``TIME_ZONE`` or ``USE_TZ`` (``override_settings``) is read again."""
+    if setting in ("TIME_ZONE", "USE_TZ"):
+        _ZONE.clear()
 
 
 def simple(data: Any, serializer: Serializer, options: Any = None) -> Any:

@@ -93,6 +93,12 @@ register(
     "one per decorated method",
 )
 register(
+    "tastypie_djony.convert._ZONE",
+    "the default time zone (None without USE_TZ), read from the settings; forgotten when "
+    "TIME_ZONE or USE_TZ change",
+    "one entry",
+)
+register(
     "tastypie_djony.checks.RESOURCE_CLASSES",
     "every DjonyResource class, recorded when the class is created (for the checks)",
     "one per resource class",

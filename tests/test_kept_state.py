@@ -511,6 +511,7 @@ KIND_TESTS = {
     "Options._djony_description": STRUCTURAL,
     "tastypie_djony.fields._MIXED_CLASSES": STRUCTURAL,
     "tastypie_djony.apikey._KEPT": STRUCTURAL,
+    "tastypie_djony.convert._ZONE": STRUCTURAL,
     "tastypie_djony.stock._STOCK_URI_METHODS": STRUCTURAL,
     "tastypie_djony.checks.RESOURCE_CLASSES": STRUCTURAL,
     "tastypie_djony.verify.twins._METACLASSES": STRUCTURAL,
