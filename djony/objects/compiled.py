@@ -73,7 +73,8 @@ class Slot:
     def __init__(self, lookup: Lookup, marker: object = _SLOT, many: bool = False) -> None:
         self.lookup = lookup
         self.marker = marker
-        #: Whether the lookup may have several parameters (an ``in``), each the marker.
+        #: Whether the lookup may have any number of parameters, each the marker: several
+        #: (an ``in``) or none (a boolean compiled as ``WHERE column`` / ``WHERE NOT column``).
         self.many = many
 
     def __getattr__(self, name: str) -> Any:
@@ -83,7 +84,7 @@ class Slot:
 
     def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list]:
         sql, params = compiler.compile(self.lookup)
-        if len(params) != 1 and not (self.many and params):
+        if len(params) != 1 and not self.many:
             raise NotStatic
         return sql, [self.marker] * len(params)
 

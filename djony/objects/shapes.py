@@ -185,8 +185,8 @@ class ShapeQuery(KeptSQL):
         for lookup, marker in zip(conditions, markers, strict=True):
             positions = tuple(i for i, param in enumerate(slot_params) if param is marker)
             fragment, fragment_params = Fragment.of(compiler, lookup)
-            if not positions or len(positions) != len(fragment_params):
-                return None
+            if len(positions) != len(fragment_params):
+                return None  # (none at all: a condition whose SQL holds its value, kept as is)
             for position, param in zip(positions, fragment_params, strict=True):
                 rebuilt[position] = param
             kept.slots.append((type(lookup), positions, fragment))

@@ -273,3 +273,19 @@ def test_an_origin_condition_replaced_behind_the_recipe_compiles_again(books):
     where.children[0] = type(first)(first.lhs, False)  # in_print=False
     expected = list(Book.objects.filter(in_print=False, author=bob).values_list(*FIELDS))
     assert rows_of(changed.filter(author=bob)) == expected
+
+
+def test_a_boolean_condition_s_list_is_kept_whatever_sql_the_backend_writes(books, compiles):
+    """PostgreSQL writes ``in_print=False`` as ``WHERE NOT in_print`` (no parameter): the
+    value is in the condition's SQL, so the kept SQL serves the value it was kept for and
+    the other value is compiled as Django compiles it, on every backend."""
+    for in_print in (False, True, False, True):
+        assert rows_of(listed(BOOKS).filter(in_print=in_print)) == django_rows(in_print=in_print)
+    inline = not BOOKS.filter(in_print=False).query.sql_with_params()[1]  # WHERE NOT ...
+    first = len(compiles)
+    for in_print in (False, False, True):
+        assert rows_of(listed(BOOKS).filter(in_print=in_print)) == django_rows(in_print=in_print)
+    assert [entry for _origin, entry in shapes._KEPT.values() if entry is not None]
+    # Django's own lists compile (3); the kept list reads False by the kept SQL, and True
+    # too where the value is a parameter, else compiles it as Django does (1).
+    assert len(compiles) - first == 3 + (1 if inline else 0)
