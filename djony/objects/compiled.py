@@ -192,32 +192,37 @@ class Fragment:
     out-of-range integers); any other is compiled whole, as before.
     """
 
-    __slots__ = ("sql", "operator", "count")
+    __slots__ = ("sql", "operator", "count", "kind")
 
-    def __init__(self, sql: str, operator: str | None, count: int) -> None:
+    def __init__(self, sql: str, operator: str | None, count: int, kind: type) -> None:
         #: The condition's whole SQL.
         self.sql = sql
         #: Its right-hand side with its operator, when that alone decides (else ``None``).
         self.operator = operator
         #: Its number of parameters.
         self.count = count
+        #: Its lookup class (whose ``as_sql`` chain was looked at when it was kept).
+        self.kind = kind
 
     @classmethod
     def of(cls, compiler: Any, lookup: Any) -> tuple[Fragment, tuple]:
         """The fragment of ``lookup`` (compiled by ``compiler``) and its parameters."""
         sql, params = compiler.compile(lookup)
         operator = None
-        if _rhs_decides(lookup, compiler.connection):
+        if _rhs_decides(lookup, compiler.connection) and not _value_decides(lookup):
             rhs_sql, rhs_params = lookup.process_rhs(compiler, compiler.connection)
             if tuple(rhs_params) == tuple(params):  # the column itself has none
                 operator = lookup.get_rhs_op(compiler.connection, rhs_sql)
-        return cls(sql, operator, len(params)), tuple(params)
+        return cls(sql, operator, len(params), type(lookup)), tuple(params)
 
     def params(self, compiler: Any, lookup: Any) -> tuple | None:
         """``lookup``'s parameters when its SQL is this fragment's, else ``None``; raises
-        what compiling it raises (``EmptyResultSet`` for an integer out of range ...)."""
+        what compiling it raises (``EmptyResultSet`` for an integer out of range ...).
+
+        ``lookup`` is of the kept condition's kind on its column and database (what the
+        kept queries compare before they ask), so only its value is looked at again."""
         connection = compiler.connection
-        if self.operator is not None and _rhs_decides(lookup, connection):
+        if self.operator is not None and type(lookup) is self.kind and not _value_decides(lookup):
             rhs_sql, params = lookup.process_rhs(compiler, connection)
             same = lookup.get_rhs_op(connection, rhs_sql) == self.operator
         else:
@@ -228,13 +233,17 @@ class Fragment:
         return tuple(params)
 
 
+def _value_decides(lookup: Any) -> bool:
+    """Whether ``lookup``'s value may change more than its right-hand side: a boolean
+    ``exact`` may be compiled as the column itself (``WHERE column``, ``WHERE NOT column``)."""
+    return isinstance(lookup, Exact) and isinstance(lookup.rhs, bool)
+
+
 def _rhs_decides(lookup: Any, connection: Any) -> bool:
     """Whether ``lookup``'s SQL is its (fixed) column, then its right-hand side's SQL with
     its operator: Django's built-in ``as_sql`` chain and no backend's own method."""
     if hasattr(lookup, f"as_{connection.vendor}"):
         return False
-    if isinstance(lookup, Exact) and isinstance(lookup.rhs, bool):
-        return False  # a boolean column may be the condition itself
     for klass in type(lookup).__mro__:
         method = klass.__dict__.get("as_sql")
         if method is None:

@@ -39,15 +39,12 @@ register(
 )
 
 
-#: What a relation cache sets on a queryset it hands out (:mod:`djony.objects.peers`).
-_SET_ON_INSTANCES = ("_fetch_all", "count", "exists")
-
-
 def kept_read(owner: models.Model, name: str, queryset: models.QuerySet) -> Any:
     """What evaluates ``queryset`` (``owner``'s related manager's, unevaluated and unchanged)
     by the SQL kept for relation ``name``, or ``None`` (Django's own query).
 
-    Compiles and checks the SQL the first time (for this owner).
+    Compiles and checks the SQL the first time (for this owner).  Asked before the caller
+    changes anything of ``queryset``: what it answers evaluates a copy made now.
     """
     condition = _condition(queryset)
     if condition is None or queryset._iterable_class is not ModelIterable:
@@ -69,9 +66,8 @@ def kept_read(owner: models.Model, name: str, queryset: models.QuerySet) -> Any:
     params = compiled.params_for(value)
     if params is None:
         return None
-    return lambda: compiled.objects(
-        _with_query(queryset, copy.copy(compiled.query), filtered=True), params
-    )
+    kept = _with_query(queryset, copy.copy(compiled.query), filtered=True)
+    return lambda: compiled.objects(kept, params)
 
 
 def untouched(queryset: models.QuerySet) -> bool:
@@ -126,8 +122,6 @@ def _with_query(queryset: models.QuerySet, query: Any, filtered: bool) -> models
     it is a clone of the queryset's own, which the deferred condition is applied to."""
     made = type(queryset).__new__(type(queryset))
     made.__dict__.update(queryset.__dict__)
-    for method in _SET_ON_INSTANCES:
-        made.__dict__.pop(method, None)  # the copy evaluates as a QuerySet does
     made._query = query
     made._prefetch_related_lookups = list(queryset._prefetch_related_lookups)
     if filtered:

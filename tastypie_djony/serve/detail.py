@@ -19,6 +19,7 @@ authorization needs no object then runs that query alone
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -196,25 +197,22 @@ def kept_read(resource: Any, base: type, request: Any, applicable: dict, read: A
         return None  # the rows' query is compiled per request (never the kept one)
     check_rows_serve(unfiltered)
     source = kept_detail(resource, base, applicable, unfiltered)
-    served = []
+    served: list[Any] = []
 
-    def only_kept(fields: list[str]) -> Any:
-        found = source(fields)
-        if found is None:
-            raise NotServedByKept
-        served.append(found)
-        return found
+    def only_kept(ask: Callable[..., Any]) -> Callable[..., Any]:
+        def answer(*args: Any) -> Any:
+            found = ask(*args)
+            if found is None:
+                raise NotServedByKept
+            served.append(found)
+            return found
 
-    def objects() -> Any:
-        found = source.objects()
-        if found is None:
-            raise NotServedByKept
-        served.append(found)
-        return found
+        return answer
 
-    only_kept.objects = objects
+    only_kept_rows = only_kept(source)
+    only_kept_rows.objects = only_kept(source.objects)
     try:
-        result = read(unfiltered, only_kept)
+        result = read(unfiltered, only_kept_rows)
     except NotServedByKept:
         return None
     if not served:
@@ -246,22 +244,17 @@ def serve_detail(
                 None if needs == OBJECT else kept_read(resource, base, request, applicable, read)
             )
             if by_kept is not None:
-                found_rows, object_list = by_kept
-                if bundles:
-                    rows, objects, caches = found_rows
-                else:
-                    rows = found_rows
+                got, object_list = by_kept
             else:
                 object_list = filtered_list(resource, base, request, applicable)
                 if object_list is None:
                     object_list = resource.apply_filters(request, applicable)
                 check_rows_serve(object_list)
-                kept = kept_detail(resource, base, applicable, object_list)
-                page = object_list[:2]
-                if bundles:
-                    rows, objects, caches = plan.read(page, kept)
-                else:
-                    rows = plan.rows(page, kept)
+                got = read(object_list[:2], kept_detail(resource, base, applicable, object_list))
+            if bundles:
+                rows, objects, caches = got
+            else:
+                rows = got
         except ValueError:
             raise NotFound("Invalid resource lookup data provided (mismatched type).") from None
         if not rows:

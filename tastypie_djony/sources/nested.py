@@ -314,12 +314,8 @@ class NestedOneSource(NestedSource):
                 field = target._meta.pk if column == "pk" else target._meta.get_field(column)
             except FieldDoesNotExist:
                 return []
-            if getattr(field, "attname", None) not in attnames or column not in (
-                "pk",
-                field.name,
-                field.attname,
-            ):
-                return []
+            if not getattr(field, "concrete", False):
+                return []  # a reverse relation's name, a private field: not a column
             index.append(attnames.index(field.attname))
         #: Where each of the nested plan's columns is among the joined ones.
         self.nested_index = index

@@ -16,7 +16,6 @@ import uuid
 import pytest
 from django.db import connection, connections
 from django.db.models import Q, QuerySet
-from django.db.models.sql.compiler import SQLCompiler
 from django.test.utils import CaptureQueriesContext
 from django.utils.functional import SimpleLazyObject
 
@@ -52,20 +51,6 @@ def books():
 def listed(origin: QuerySet) -> DjonyObjectList:
     """What DjonyResource.get_object_list gives: a copy of ``origin``, its recipe started."""
     return DjonyObjectList.made_from(origin)
-
-
-@pytest.fixture
-def compiles(monkeypatch):
-    """How many times Django compiled a query (``SQLCompiler.as_sql``)."""
-    calls = []
-    original = SQLCompiler.as_sql
-
-    def counted(self, *args, **kwargs):
-        calls.append(self.query.model)
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(SQLCompiler, "as_sql", counted)
-    return calls
 
 
 FIELDS = ["id", "title", "author_id", "in_print"]
