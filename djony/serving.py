@@ -16,7 +16,9 @@ whole surface it relies on, so djony's modules can move without it noticing.
 - Querysets: :class:`RecordedQuerySet` (the QuerySet API recorded on a Django queryset,
   its rows read on Pony's session), :class:`PonyQuerySet` (its objects Pony's),
   to-one keys loaded for a page, a page's Django instances that load a to-many
-  relation for all of them on first use (:func:`load_together`), SQL kept per query shape
+  relation for all of them on first use (:func:`load_together`), a page's to-many relation
+  loaded as ``prefetch_related_objects`` loads it, by SQL kept per relation and page size
+  (:func:`load_page_relation`), SQL kept per query shape
   (:class:`OneValueQuery`, :class:`KeptQueries`) and per recorded list's recipe (the
   filters of a per-user list, their values parameters: :func:`kept_sql`).
 - State kept between requests: :class:`BoundedCache` and :func:`register`.
@@ -49,6 +51,7 @@ from djony.objects.descriptor import EntityDescriptor
 from djony.objects.identity import is_django_instance, is_entity_object
 from djony.objects.kept import BoundedCache, register
 from djony.objects.managers import class_attribute
+from djony.objects.page_relations import load as load_page_relation
 from djony.objects.pages import pages_of_model
 from djony.objects.peers import load_together, loads_together
 from djony.objects.querysets import PonyQuerySet
@@ -92,6 +95,7 @@ __all__ = [
     "kept_filter",
     "kept_sql",
     "last_leaf",
+    "load_page_relation",
     "load_to_one",
     "load_together",
     "loads_together",

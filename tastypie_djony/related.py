@@ -29,7 +29,7 @@ from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.db.models.query import get_prefetcher
 
-from djony.serving import class_attribute, pin_reads, plain_manager
+from djony.serving import class_attribute, load_page_relation, pin_reads, plain_manager
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.onevalue import KeptForValue
 
@@ -324,7 +324,7 @@ def prefetch_loader(lookup: str) -> Callable:
     """
 
     def load(objects: list[Any]) -> None:
-        if len(objects) > 1:
+        if len(objects) > 1 and not load_page_relation(objects, lookup):
             models.prefetch_related_objects(objects, lookup)
 
     load.lookup = lookup

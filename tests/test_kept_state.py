@@ -479,6 +479,44 @@ def test_one_owner_s_relations_are_kept_per_relation_never_per_owner():
     relation_sql._KEPT.clear()
 
 
+def test_a_page_s_relations_are_kept_per_relation_and_size_never_per_owner():
+    """A page loads a relation by SQL kept per relation, page size and type of key: no
+    owner or key is in a key, every page gets its owners' rows, and a relation whose
+    default manager is tenant-scoped keeps nothing (each tenant reads its own)."""
+    from djony.objects import page_relations
+    from djony.serving import load_together
+    from tests.tenants.models import TenantMember
+
+    page_relations._KEPT.clear()
+    tenants = list(Tenant.objects.order_by("pk"))
+    assert len(tenants) > 1
+    tagged = 0
+    for tenant in tenants:
+        set_tenant(tenant.pk)
+        try:
+            notes = list(TenantNote.objects.order_by("pk"))
+            load_together(notes)
+            expected = [list(note.tags.all()) for note in TenantNote.objects.order_by("pk")]
+            assert [list(note.tags.all()) for note in notes] == expected
+            tagged += any(expected)
+        finally:
+            set_tenant(None)
+    page = list(Tenant.objects.order_by("pk"))
+    for _ in range(2):
+        assert page_relations.load(page, "members")  # (unordered: no page loads it unasked)
+        assert [list(t.members.all()) for t in page] == [
+            list(TenantMember.objects.filter(tenant=t)) for t in page
+        ]
+        page = list(Tenant.objects.order_by("-pk"))
+    assert tagged
+    kept = dict(page_relations._KEPT.items())
+    assert [key[:2] for key, entry in kept.items() if entry is not None] == [(Tenant, "members")]
+    for owner_model, accessor, alias, size, key_type in kept:  # no owner, no key
+        assert (alias, key_type) == ("default", int) and isinstance(accessor, str)
+        assert issubclass(owner_model, models.Model) and size in (len(page), len(notes))
+    page_relations._KEPT.clear()
+
+
 def _flat(value: Any) -> Iterator[Any]:
     if isinstance(value, tuple):
         for item in value:
@@ -520,6 +558,9 @@ KIND_TESTS = {
     "djony.objects.shapes._FILTERS": test_per_user_lists_kept_per_recipe_answer_as_modelresource,
     "djony.objects.relation_sql._KEPT": (
         test_one_owner_s_relations_are_kept_per_relation_never_per_owner
+    ),
+    "djony.objects.page_relations._KEPT": (
+        test_a_page_s_relations_are_kept_per_relation_and_size_never_per_owner
     ),
 }
 

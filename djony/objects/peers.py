@@ -36,6 +36,7 @@ from typing import Any
 
 from django.db import models
 
+from djony.objects import page_relations
 from djony.objects.relation_sql import kept_read, untouched
 
 #: The attribute Django's related managers and ``prefetch_related`` keep their results in.
@@ -169,7 +170,7 @@ class PeerCache(dict):
                 raise KeyError(name)
             queryset._fetch_all = functools.partial(_read_kept, queryset, read)
             return queryset
-        if not queryset.ordered and name not in page.any_order:
+        if name not in page.any_order and not _ordered(queryset):
             page.refused.add(name)
             raise KeyError(name)
         queryset._fetch_all = functools.partial(
@@ -182,6 +183,18 @@ class PeerCache(dict):
 
     def __reduce__(self) -> Any:
         return (dict, (dict(self),))
+
+
+def _ordered(queryset: Any) -> bool:
+    """``queryset.ordered`` of a related manager's queryset, without applying its deferred
+    filter (reading ``.query`` would build it; the owner's condition orders nothing and
+    empties nothing, and a page's load never needs it built)."""
+    if not untouched(queryset):
+        return queryset.ordered
+    query = queryset._query
+    if query.is_empty() or query.extra_order_by or query.order_by:
+        return True
+    return bool(query.default_ordering and query.get_meta().ordering and not query.group_by)
 
 
 def _read_kept(queryset: Any, read: Any) -> None:
@@ -198,7 +211,9 @@ def _load_for_page(
     if queryset._result_cache is None:
         page.probing = True  # the managers Django asks while it fills the caches build theirs
         try:
-            models.prefetch_related_objects(page.owners_without(name), accessor)
+            owners = page.owners_without(name)
+            if not page_relations.load(owners, accessor):
+                models.prefetch_related_objects(owners, accessor)
         finally:
             page.probing = False
         found = owner()

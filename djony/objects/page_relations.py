@@ -1,0 +1,244 @@
+"""A page's to-many relation loaded by SQL compiled once per relation and page size.
+
+``prefetch_related_objects(page, "tags")`` builds the relation's query for the page
+(``tags`` of ``pin__in=<the page>``, the join table's key selected with it), and Django
+builds and compiles it again on every request: only the owners' keys differ.  For a
+forward or reverse many-to-many or a reverse foreign key whose manager is Django's own,
+over a related model whose default manager is Django's plain one
+(:func:`~djony.objects.compiled.plain_manager`), :func:`load` keeps, per owner model,
+relation, database, number of owners and type of key, the SQL Django's own prefetch
+query compiles to, checked once to take the owners' keys, in the page's order, as its
+only parameters (:func:`~djony.objects.independent.request_independent`: nothing of it
+depends on the request).  Another page of as many owners then runs that SQL with its own
+keys; Django's ``ModelIterable`` builds the related objects, and each owner's relation
+cache gets what ``prefetch_one_level`` gives it: its manager's own queryset holding its
+objects, in the query's order (a reverse foreign key's objects point at their owner).
+
+Anything else (a lookup through several relations, a ``Prefetch`` or ``to_attr``, a
+manager or default manager of another class, a key of several columns, an owner without
+a key) is left to Django: :func:`load` answers ``False`` and the caller prefetches.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from django.core.exceptions import EmptyResultSet, FullResultSet
+from django.db import connections, models, router
+from django.db.models.fields.related_descriptors import (
+    ManyToManyDescriptor,
+    ReverseManyToOneDescriptor,
+)
+from django.db.models.query import ModelIterable
+
+from djony.objects.compiled import KeptQueries, KeptSQL, plain_manager
+from djony.objects.independent import request_independent
+from djony.objects.kept import register
+
+#: Where Django's related managers (and their prefetch) are defined.
+DJANGO_MANAGERS = "django.db.models.fields.related_descriptors"
+
+#: (owner model, accessor, database, number of owners, type of key) -> PageQuery or None.
+_KEPT = KeptQueries()
+register(
+    "djony.objects.page_relations._KEPT",
+    "(the owners' model, the relation's accessor, the database, the number of distinct "
+    "owner keys, their type) -> its PageQuery or None: Django's prefetch query of a "
+    "relation is the same for every page of as many owners but for their keys, the kept "
+    "SQL's only parameters (checked equal to Django's own compile when kept)",
+    "one per relation, database, page size and type of key (DJONY_CACHE_SIZE entries at most)",
+)
+
+
+class PageQuery(KeptSQL):
+    """The prefetch SQL of one relation for pages of a given number of owners."""
+
+    def __init__(self, rel_qs: models.QuerySet, compiled: tuple) -> None:
+        compiler, (sql, params) = compiled
+        super().__init__(rel_qs.query, sql, tuple(params), rel_qs.db, compiler)
+
+
+class Relation:
+    """How Django's prefetch of one relation reads keys (its ``get_prefetch_querysets``),
+    from a related manager of Django's (``obj.tags``, ``image.pin_set``)."""
+
+    def __init__(self, manager: Any) -> None:
+        self.target = manager.model
+        self.many_to_many = hasattr(manager, "through")
+        if self.many_to_many:
+            fk = manager.through._meta.get_field(manager.source_field_name)
+            self.local_fields = fk.local_related_fields
+            self.owner_fields = fk.foreign_related_fields
+            #: The name Django's prefetch caches the relation under.
+            self.cache_name = manager.prefetch_cache_name
+        else:
+            self.field = manager.field
+            self.local_fields = self.field.local_related_fields
+            self.owner_fields = self.field.foreign_related_fields
+            self.cache_name = self.field.remote_field.cache_name
+
+    def params(self, owners: list[Any], connection: Any) -> list[Any]:
+        """The owners' keys as the prefetch query's ``__in`` takes them (distinct, in order)."""
+        (field,) = self.owner_fields
+        return list(
+            dict.fromkeys(
+                field.get_db_prep_value(getattr(owner, field.attname), connection)
+                for owner in owners
+            )
+        )
+
+    def owner_key(self, owner: Any, connection: Any) -> tuple:
+        """The key an owner's related objects are grouped by (Django's ``instance_attr``)."""
+        if self.many_to_many:
+            return tuple(
+                field.get_db_prep_value(getattr(owner, field.attname), connection)
+                for field in self.owner_fields
+            )
+        return self.field.get_foreign_related_value(owner)
+
+    def related_keys(self, found: list[Any], connection: Any) -> list[tuple]:
+        """The key of the owner each related object was loaded for (``rel_obj_attr``)."""
+        if not self.many_to_many:
+            return [self.field.get_local_related_value(obj) for obj in found]
+        (field,) = self.local_fields
+        name = f"_prefetch_related_val_{field.attname}"
+        prepared: dict[Any, tuple] = {}  # a page names at most one key per owner
+        keys = []
+        for obj in found:
+            value = getattr(obj, name)
+            key = prepared.get(value)
+            if key is None:
+                key = prepared[value] = (field.get_db_prep_value(value, connection),)
+            keys.append(key)
+        return keys
+
+
+def load(objects: list[Any], accessor: str) -> bool:
+    """``prefetch_related_objects(objects, accessor)`` by kept SQL; ``False`` (nothing
+    done) where Django's own prefetch decides (see the module)."""
+    if not objects or "__" in accessor:
+        return False
+    owner_model = type(objects[0])
+    if any(type(obj) is not owner_model for obj in objects) or not _djangos(owner_model, accessor):
+        return False
+    for obj in objects:
+        if not hasattr(obj, "_prefetched_objects_cache"):
+            obj._prefetched_objects_cache = {}
+    owners = [obj for obj in objects if accessor not in obj._prefetched_objects_cache]
+    if not owners:
+        return True
+    if any(not owner._is_pk_set() for owner in owners):
+        return False  # Django's manager raises its own error
+    manager = getattr(owners[0], accessor)
+    relation = Relation(manager)
+    if len(relation.local_fields) != 1 or len(relation.owner_fields) != 1:
+        return False
+    if not plain_manager(relation.target):
+        return False
+    alias = router.db_for_read(relation.target, instance=owners[0])
+    connection = connections[alias]
+    keys = relation.params(owners, connection)
+    if any(key is None for key in keys):
+        return False
+    kept_key = (owner_model, accessor, alias, len(keys), type(keys[0]))
+    rel_qs = None
+    if kept_key not in _KEPT:
+        compiled = _compile(manager, owners, keys, alias)
+        _KEPT[kept_key] = None if compiled is None else compiled[1]
+        if compiled is None:
+            return False
+        rel_qs = compiled[0]
+    kept = _KEPT[kept_key]
+    if kept is None:
+        return False
+    found = _related(relation, kept, owners, tuple(keys), rel_qs)
+    _fill(relation, owners, found, connection, accessor)
+    return True
+
+
+def _djangos(owner_model: type[models.Model], accessor: str) -> bool:
+    """Whether ``accessor`` is a to-many relation whose manager and prefetch are Django's."""
+    descriptor = getattr(owner_model, accessor, None)
+    if type(descriptor) not in (ManyToManyDescriptor, ReverseManyToOneDescriptor):
+        return False
+    manager_class = descriptor.related_manager_cls
+    return all(
+        getattr(getattr(manager_class, method, None), "__module__", None) == DJANGO_MANAGERS
+        for method in ("get_prefetch_querysets", "get_queryset", "_apply_rel_filters")
+    )
+
+
+def _compile(
+    manager: Any, owners: list[Any], keys: list[Any], alias: str
+) -> tuple[models.QuerySet, PageQuery] | None:
+    """Django's own prefetch query for ``owners`` and its kept SQL, or ``None`` when its
+    parameters are not the owners' keys alone (or anything of it may change)."""
+    rel_qs, *_ = manager.get_prefetch_querysets(owners)
+    if (
+        rel_qs.db != alias
+        or rel_qs._iterable_class is not ModelIterable
+        or rel_qs._prefetch_related_lookups
+    ):
+        return None
+    compiler = rel_qs.query.get_compiler(alias)
+    try:
+        sql, params = compiler.as_sql()
+    except (EmptyResultSet, FullResultSet):
+        return None
+    if tuple(params) != tuple(keys) or not request_independent(rel_qs.query, compiler):
+        return None
+    return rel_qs, PageQuery(rel_qs, (compiler, (sql, params)))
+
+
+def _related(
+    relation: Relation,
+    kept: PageQuery,
+    owners: list[Any],
+    keys: tuple,
+    rel_qs: models.QuerySet | None,
+) -> list[Any]:
+    """The related objects of ``owners``, as Django's prefetch query gives them.
+
+    ``rel_qs``: Django's own query when it was just compiled (a reverse foreign key's
+    is evaluated already: Django's ``get_prefetch_querysets`` iterates it)."""
+    if rel_qs is not None:  # evaluated by the compiler that was checked (not compiled again)
+        return list(rel_qs) if rel_qs._result_cache is not None else kept.objects(rel_qs, keys)
+    queryset = models.QuerySet(model=relation.target, query=copy.copy(kept.query), using=kept.alias)
+    queryset._add_hints(instance=owners[0])
+    found = kept.objects(queryset, keys)
+    if not relation.many_to_many:  # as Django's prefetch: each object points at its owner
+        field = relation.field
+        by_key = {relation.field.get_foreign_related_value(owner): owner for owner in owners}
+        for obj in found:
+            if not field.is_cached(obj):
+                field.set_cached_value(obj, by_key[field.get_local_related_value(obj)])
+    return found
+
+
+def _fill(
+    relation: Relation, owners: list[Any], found: list[Any], connection: Any, accessor: str
+) -> None:
+    """Each owner's relation cache as ``prefetch_one_level`` fills it."""
+    grouped: dict[tuple, list[Any]] = {}
+    for obj, key in zip(found, relation.related_keys(found, connection), strict=True):
+        grouped.setdefault(key, []).append(obj)
+    for owner in owners:
+        vals = grouped.get(relation.owner_key(owner, connection), [])
+        queryset = _own_queryset(getattr(owner, accessor), relation.cache_name)
+        queryset._result_cache = vals
+        queryset._prefetch_done = True
+        owner._prefetched_objects_cache[relation.cache_name] = queryset
+
+
+def _own_queryset(manager: Any, cache_name: str) -> models.QuerySet:
+    """``manager.get_queryset()``: the relation's queryset for its owner.
+
+    Where nothing is cached for the relation yet (on the owner, which has no parent model
+    whose instance could hold it), that is the related model's default queryset filtered
+    for the owner, which is built so without asking the cache (a page's relation cache
+    answers a missing entry by loading it: :mod:`djony.objects.peers`)."""
+    owner = manager.instance
+    if owner._meta.parents or cache_name in owner._prefetched_objects_cache:
+        return manager.get_queryset()
+    return manager._apply_rel_filters(super(type(manager), manager).get_queryset())
