@@ -63,7 +63,7 @@ from tastypie_djony.serve.lists import serve_list
 from tastypie_djony.serve.plans import BundlePlan, RowPlan
 from tastypie_djony.sessions import OutsideRequestMixin, in_session
 from tastypie_djony.sources import relation_lookups
-from tastypie_djony.stock import stock_uri_method, writes_stock_json
+from tastypie_djony.stock import inert_throttle, stock_uri_method, writes_stock_json
 from tastypie_djony.uris import uris_of
 from tastypie_djony.write.flow import DjangoWritesMixin
 from tastypie_djony.write.outcome import answer_write
@@ -207,6 +207,17 @@ class DjonyResource(
             if getattr(field, "is_related", False)
             for lookup in relation_lookups(self, field, depth)
         ]
+
+    def throttle_check(self, request: Any) -> None:
+        """Tastypie's; skipped where it does nothing (Tastypie's ``BaseThrottle`` and a
+        stock authentication's identifier: :func:`~tastypie_djony.stock.inert_throttle`)."""
+        if not inert_throttle(self):
+            super().throttle_check(request)
+
+    def log_throttled_access(self, request: Any) -> None:
+        """Tastypie's; skipped where it records nothing (as :meth:`throttle_check`)."""
+        if not inert_throttle(self):
+            super().log_throttled_access(request)
 
     def is_authenticated(self, request: Any) -> None:
         """Tastypie's; a stock ``ApiKeyAuthentication`` finds the key's user by SQL

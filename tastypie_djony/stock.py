@@ -13,7 +13,9 @@ does; every path asks here:
 * :func:`detail_authorization`: what a detail's authorization needs to see (nothing,
   the model class, or the object);
 * :func:`stock_json`, :func:`writes_stock_json`: whether an answer is JSON written by
-  Tastypie's own serializer (written by :mod:`tastypie_djony.convert` then).
+  Tastypie's own serializer (written by :mod:`tastypie_djony.convert` then);
+* :func:`inert_throttle`: whether the resource's throttle is Tastypie's ``BaseThrottle``
+  and its authentication's identifier Tastypie's own (nothing to check or record).
 
 A method counts as Tastypie's own when it is the one ``base`` (``DjonyResource``)
 has, or one marked equivalent with :func:`stock_uri_method`.
@@ -25,9 +27,11 @@ from collections.abc import Callable
 from typing import Any
 
 from django.db import models
+from tastypie.authentication import MultiAuthentication
 from tastypie.authorization import Authorization, DjangoAuthorization, ReadOnlyAuthorization
 from tastypie.resources import BaseModelResource, NamespacedModelResource, Resource
 from tastypie.serializers import Serializer
+from tastypie.throttle import BaseThrottle
 
 #: Resource methods that, when overridden, change what a page contains.  The URI
 #: methods are :data:`URI_METHODS`.
@@ -82,6 +86,33 @@ NOTHING, MODEL_CLASS, OBJECT = "nothing", "model class", "object"
 def plannable(resource: Any) -> bool:
     """Whether ``resource`` lets a plan serve it at all (``Meta.fast_path``, default ``True``)."""
     return bool(getattr(resource._meta, "fast_path", True))
+
+
+def inert_throttle(resource: Any) -> bool:
+    """Whether ``throttle_check`` and ``log_throttled_access`` do nothing for ``resource``.
+
+    Tastypie's ``BaseThrottle`` (the default ``Meta.throttle``) never throttles and records
+    nothing; both steps then only ask the authentication for the requester's identifier,
+    which Tastypie's own classes read from the request without side effects.  A throttle
+    of another class (``CacheThrottle``, a project's), a step overridden on the instance, or
+    an authentication whose ``get_identifier`` is not Tastypie's (for a
+    ``MultiAuthentication``: any of its backends') keeps both steps as they are.
+    """
+    meta = resource._meta
+    throttle = meta.throttle
+    if type(throttle) is not BaseThrottle or {"should_be_throttled", "accessed"} & set(
+        vars(throttle)
+    ):
+        return False
+    authentication = meta.authentication
+    backends = (
+        authentication.backends if type(authentication) is MultiAuthentication else [authentication]
+    )
+    return all(
+        "get_identifier" not in vars(backend)
+        and type(backend).get_identifier.__module__ == "tastypie.authentication"
+        for backend in backends
+    )
 
 
 def overridden_hooks(cls: type, base: type) -> frozenset[str]:
