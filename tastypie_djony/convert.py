@@ -82,20 +82,33 @@ def writes_iso_datetimes(serializer: Serializer) -> bool:
 
 def iso_datetime_text(value: datetime.datetime) -> str:
     """Tastypie's ``format_datetime`` of an exact ``datetime`` in ``iso-8601``: an aware
-    value in the default time zone, naive, then ``isoformat()``."""
-    zone = _ZONE[0] if _ZONE else _default_zone()
-    if zone is not None and value.utcoffset() is not None:
-        value = value.astimezone(zone).replace(tzinfo=None)
+    value in the default time zone, naive, then ``isoformat()``.
+
+    In a default zone that is UTC at every instant, a value at offset zero (what Django
+    reads from the database) already shows that zone's wall time."""
+    zone, utc = _ZONE if _ZONE else _default_zone()
+    if zone is not None:
+        offset = value.utcoffset()
+        if offset is not None:
+            if offset or not utc:
+                value = value.astimezone(zone)
+            value = value.replace(tzinfo=None)
     return value.isoformat()
 
 
-#: The default time zone when ``USE_TZ`` (else ``None``), read once per settings.
+#: The default time zone when ``USE_TZ`` (else ``None``) and whether it is UTC at every
+#: instant, read once per settings.
 _ZONE: list[Any] = []
 
+#: The names of the zones that are UTC at every instant (``datetime.timezone.utc`` is too).
+UTC_NAMES = frozenset({"UTC", "Etc/UTC", "Etc/Universal", "Universal", "Etc/Zulu", "Zulu"})
 
-def _default_zone() -> Any:
-    _ZONE[:] = [timezone.get_default_timezone() if settings.USE_TZ else None]
-    return _ZONE[0]
+
+def _default_zone() -> list[Any]:
+    zone = timezone.get_default_timezone() if settings.USE_TZ else None
+    utc = zone is datetime.timezone.utc or getattr(zone, "key", None) in UTC_NAMES
+    _ZONE[:] = [zone, utc]
+    return _ZONE
 
 
 @receiver(setting_changed)

@@ -94,7 +94,8 @@ register(
 )
 register(
     "tastypie_djony.convert._ZONE",
-    "the default time zone (None without USE_TZ), read from the settings; forgotten when "
+    "the default time zone (None without USE_TZ) and whether it is UTC at every instant, "
+    "read from the settings; forgotten when "
     "TIME_ZONE or USE_TZ change",
     "one entry",
 )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import json
+import zoneinfo
 
 import pytest
 from django.test import RequestFactory
@@ -138,7 +139,7 @@ def test_an_overridden_serialize_is_the_writer(authors):
 
 
 @pytest.mark.parametrize("use_tz", [True, False])
-@pytest.mark.parametrize("zone", ["UTC", "Asia/Kathmandu", "America/St_Johns"])
+@pytest.mark.parametrize("zone", ["UTC", "Etc/UTC", "Asia/Kathmandu", "America/St_Johns"])
 def test_datetimes_are_written_as_tastypie_s_format_datetime(settings, use_tz, zone):
     from tastypie_djony.convert import simple
 
@@ -150,6 +151,8 @@ def test_datetimes_are_written_as_tastypie_s_format_datetime(settings, use_tz, z
             2024, 11, 3, 12, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=-5))
         ),
         datetime.datetime(1999, 12, 31, 23, 59),
+        datetime.datetime(2024, 1, 15, 10, 0, tzinfo=zoneinfo.ZoneInfo("Europe/London")),
+        datetime.datetime(2024, 7, 15, 10, 0, tzinfo=zoneinfo.ZoneInfo("Europe/London")),
     ]
     data = {"when": values, "one": values[0]}
     assert simple(data, serializer, {}) == serializer.to_simple(data, {})
