@@ -13,9 +13,10 @@ from djony.serving import register
 register(
     "DjonyResource._djony_uris",
     "the resource's DetailUris: whether its URIs are a function of the key (its class's "
-    "URI methods), and URI templates per script prefix, URLconf, active language, API "
-    "name, resource name, URL namespace and detail_uri_name: everything reverse() reads",
-    "one per resource; templates: a BoundedCache of DJONY_CACHE_SIZE",
+    "URI methods), and URI templates and the list's URI per script prefix, URLconf, "
+    "active language, API name, resource name, URL namespace and detail_uri_name: "
+    "everything reverse() reads",
+    "one per resource; templates and list URIs: a BoundedCache of DJONY_CACHE_SIZE",
 )
 register(
     "DjonyResource._djony_plans",

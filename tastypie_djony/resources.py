@@ -126,17 +126,21 @@ class DjonyResource(
     def get_resource_uri(
         self, bundle_or_obj: Any = None, url_name: str = "api_dispatch_list"
     ) -> str:
-        """Tastypie's URI; a detail URI comes from :func:`~tastypie_djony.uris.uris_of`.
+        """Tastypie's URI; a detail's and the list's come from :func:`~tastypie_djony.uris.uris_of`.
 
         Overriding this (or ``detail_uri_kwargs``, ``resource_uri_kwargs``,
         ``_build_reverse_url``) keeps working: the URI is then always built by
         your method, from the object.
         """
+        uris = uris_of(self)
         if bundle_or_obj is not None:
-            uris = uris_of(self)
             if uris.from_key:
                 obj = bundle_or_obj.obj if isinstance(bundle_or_obj, Bundle) else bundle_or_obj
                 return uris.builder()(getattr(obj, self._meta.detail_uri_name))
+        elif url_name == "api_dispatch_list" and uris.from_key:
+            return uris.list_uri(
+                lambda: super(DjonyResource, self).get_resource_uri(None, url_name)
+            )
         return super().get_resource_uri(bundle_or_obj, url_name)
 
     # -- hooks ------------------------------------------------------------

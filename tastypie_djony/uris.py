@@ -14,7 +14,8 @@ Tastypie builds a detail URI with ``get_resource_uri(obj)``:
 * a builder ``value -> URI`` for the current request (:meth:`DetailUris.builder`), which
   reverses once per URLconf, script prefix, language and namespace with a sentinel key and
   puts the value in its place; values that ``reverse()`` would quote go through
-  ``reverse()`` itself.  The templates are kept in a
+  ``reverse()`` itself; the list's own URI (:meth:`DetailUris.list_uri`, what a page's
+  ``meta`` links start from) is reversed once per the same.  The templates are kept in a
   :class:`~djony.objects.kept.BoundedCache` (``DJONY_CACHE_SIZE`` entries per resource: a
   site mounted under many script prefixes reverses again for the least recently used).
 
@@ -84,9 +85,10 @@ class DetailUris:
         except NoReverseMatch:
             return ""
 
-    def _template(self) -> tuple[str, str] | None:
+    def _key(self) -> tuple:
+        """What ``reverse()`` of the resource's URLs depends on, for this request."""
         meta = self.resource._meta
-        key = (
+        return (
             get_script_prefix(),
             get_urlconf() or settings.ROOT_URLCONF,
             get_language(),
@@ -95,6 +97,20 @@ class DetailUris:
             getattr(meta, "urlconf_namespace", None),
             meta.detail_uri_name,
         )
+
+    def list_uri(self, reverse: Callable[[], str]) -> str:
+        """The list's URI (``get_resource_uri()``), ``reverse()`` once per :meth:`_key`;
+        only valid when :attr:`from_key` (then it depends on nothing else)."""
+        key = (*self._key(), "list")
+        try:
+            return self._parts[key]
+        except KeyError:
+            pass
+        uri = self._parts[key] = reverse()
+        return uri
+
+    def _template(self) -> tuple[str, str] | None:
+        key = self._key()
         try:
             return self._parts[key]
         except KeyError:

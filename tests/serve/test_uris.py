@@ -244,3 +244,39 @@ def test_a_resource_reverse_cannot_place_falls_back_to_reverse() -> None:
     build = uris.builder()
     assert build == uris.reverse
     assert build(7) == "" == Resource.get_resource_uri(unmounted, Book(pk=7))
+
+
+def test_the_list_uri_is_tastypie_s_reversed_once_per_script_prefix(monkeypatch) -> None:
+    """``get_resource_uri()`` (a page's ``meta`` links start from it) is Tastypie's own,
+    reversed once per script prefix (and what else ``reverse()`` depends on); a resource
+    whose URI methods are its own, and another URL name, reverse on every call."""
+    import tastypie.resources
+
+    reversed_names = []
+    original = tastypie.resources.reverse
+
+    def counted(name, *args, **kwargs):
+        reversed_names.append(name)
+        return original(name, *args, **kwargs)
+
+    monkeypatch.setattr(tastypie.resources, "reverse", counted)
+    book = resource(BookResource)
+    expected = Resource.get_resource_uri(book)
+    reversed_names.clear()
+    assert book.get_resource_uri() == book.get_resource_uri() == expected
+    assert reversed_names == ["api_dispatch_list"]
+    set_script_prefix("/mounted/")
+    try:
+        assert book.get_resource_uri() == Resource.get_resource_uri(book)
+        assert book.get_resource_uri().startswith("/mounted/")
+    finally:
+        set_script_prefix("/")
+    assert book.get_resource_uri(url_name="api_get_schema") == Resource.get_resource_uri(
+        book, url_name="api_get_schema"
+    )
+    unmounted = resource(UnmountedBookResource)
+    assert unmounted.get_resource_uri() == "" == Resource.get_resource_uri(unmounted)
+    own = resource(OVERRIDING["_build_reverse_url"])
+    reversed_names.clear()
+    assert own.get_resource_uri() == own.get_resource_uri() == expected
+    assert len(reversed_names) == 2
