@@ -15,6 +15,7 @@ from django.test.utils import CaptureQueriesContext
 
 from djony.objects import page_relations
 from djony.serving import load_together
+from tests.objects.relations import RELATIONS
 from tests.patterns.models import Critique, Novel, Scribe
 from tests.testapp.models import Author, Book, Club, Membership, Review, Tag
 
@@ -44,19 +45,6 @@ def books():
             Review.objects.create(book=book, stars=stars, reviewer=authors[3])
         made.append(book)
     return made
-
-
-#: (model, relation accessor): forward and reverse many-to-many, reverse foreign keys,
-#: a through model, a symmetrical self relation.
-RELATIONS = [
-    (Book, "tags"),
-    (Book, "reviews"),
-    (Tag, "books"),
-    (Author, "books"),
-    (Author, "clubs"),
-    (Author, "friends"),
-    (Club, "members"),
-]
 
 
 def cached(owner: models.Model) -> dict:

@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from djony.objects import relation_sql
 from djony.serving import load_together
+from tests.objects.relations import RELATIONS
 from tests.patterns.models import Critique, Novel, Scribe
 from tests.testapp.models import Author, Book, Club, Membership, Review, Tag
 
@@ -48,19 +49,6 @@ def alone(obj):
     """``obj`` loaded alone, as a detail's object is."""
     load_together([obj])
     return obj
-
-
-#: (model, relation accessor): forward and reverse many-to-many, reverse foreign keys,
-#: a through model, a symmetrical self relation.
-RELATIONS = [
-    (Book, "tags"),
-    (Book, "reviews"),
-    (Tag, "books"),
-    (Author, "books"),
-    (Author, "clubs"),
-    (Author, "friends"),
-    (Club, "members"),
-]
 
 
 @pytest.mark.parametrize(("model", "accessor"), RELATIONS, ids=lambda v: getattr(v, "__name__", v))
