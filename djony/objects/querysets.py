@@ -96,6 +96,7 @@ class PonyQuerySet(RecordedQuerySet):
             rows = [pick(row) for row in converted]
 
         def objects() -> list[Any]:
+            entity._database_._get_cache()  # the session's cache the objects are made in
             if not extras:
                 found = [(obj, {}) for obj in entity._fetch_objects(Rows(raw), offsets)]
             else:
@@ -161,6 +162,7 @@ class PonyQuerySet(RecordedQuerySet):
         except EmptyResultSet:
             return []
         cursor = self._execute(sql, params)
+        entity._database_._get_cache()  # the session's cache the objects are made in
         if not extras:
             return [
                 (obj, {}) for obj in entity._fetch_objects(cursor, offsets, max_fetch_count=None)

@@ -24,6 +24,7 @@ from pony.orm import db_session
 from pony.orm.core import local as pony_local
 
 from djony.objects import shapes
+from djony.objects.sessions import session_cache
 from djony.registry import entity_for
 
 #: Selected column names -> ``(OneValueQuery, params)``: a list's ``values_list(*names)``
@@ -44,7 +45,9 @@ class RowReader:
 
     def _flush(self) -> None:
         if pony_local.db_session is not None:
-            self.entity._database_._get_cache().flush()
+            cache = session_cache(self.entity._database_)
+            if cache is not None:
+                cache.flush()
 
     def _sql(self, compiler: Any) -> tuple[str, tuple]:
         """Django's SQL and parameters from ``compiler``; override to translate errors."""
@@ -59,8 +62,8 @@ class RowReader:
         written first, through Pony, so the query sees them.
         """
         if pony_local.db_session is not None:
-            cache = self.entity._database_._get_cache()
-            if cache.modified:
+            cache = session_cache(self.entity._database_)
+            if cache is not None and cache.modified:
                 cursor = cache.prepare_connection_for_query_execution().cursor()  # flushes
                 cursor.execute(sql, params)
                 return cursor

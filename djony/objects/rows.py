@@ -62,6 +62,7 @@ def objects_from_rows(
         if index >= width
     }
     converted = compiler.apply_converters(rows, converters) if converters else rows
+    entity._database_._get_cache()  # the session's cache the objects are made in
     result = []
     for row in converted:
         real_entity, pkval, avdict = entity._parse_row_(row[:width], offsets)

@@ -38,6 +38,14 @@ def adopt(obj: Any) -> Any:
     return type(obj)._get_by_raw_pkval_(obj._get_raw_pkval_())
 
 
+def session_cache(database: Any) -> Any:
+    """The current Pony session's cache of ``database``, or ``None`` where the session has
+    not used that database yet (asking Pony's ``_get_cache()`` would make one, which the
+    session then commits when it ends: a read that never touches Pony needs none)."""
+    return pony_local.db2cache.get(database)
+
+
 def unflushed_changes(model: type[models.Model], alias: str | None = None) -> bool:
     """Whether the current session of ``model``'s database (``alias``) holds unflushed changes."""
-    return bool(entity_for(model, alias)._database_._get_cache().modified)
+    cache = session_cache(entity_for(model, alias)._database_)
+    return cache is not None and bool(cache.modified)
