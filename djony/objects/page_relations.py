@@ -200,10 +200,11 @@ def _related(
 ) -> list[Any]:
     """The related objects of ``owners``, as Django's prefetch query gives them.
 
-    ``rel_qs``: Django's own query when it was just compiled (a reverse foreign key's
-    is evaluated already: Django's ``get_prefetch_querysets`` iterates it)."""
-    if rel_qs is not None:  # evaluated by the compiler that was checked (not compiled again)
-        return list(rel_qs) if rel_qs._result_cache is not None else kept.objects(rel_qs, keys)
+    ``rel_qs``: Django's own query when it was just compiled; a reverse foreign key's is
+    evaluated already (Django's ``get_prefetch_querysets`` iterates it).  Any other runs
+    on a copy of the kept query, never on the kept one (which other threads copy)."""
+    if rel_qs is not None and rel_qs._result_cache is not None:
+        return list(rel_qs)
     queryset = models.QuerySet(model=relation.target, query=copy.copy(kept.query), using=kept.alias)
     queryset._add_hints(instance=owners[0])
     found = kept.objects(queryset, keys)
