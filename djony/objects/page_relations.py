@@ -78,23 +78,18 @@ class Relation:
             self.owner_fields = self.field.foreign_related_fields
             self.cache_name = self.field.remote_field.cache_name
 
-    def params(self, owners: list[Any], connection: Any) -> list[Any]:
-        """The owners' keys as the prefetch query's ``__in`` takes them (distinct, in order)."""
+    def prepared_keys(self, owners: list[Any], connection: Any) -> list[Any]:
+        """Each owner's key as the prefetch query's ``__in`` takes it."""
         (field,) = self.owner_fields
-        return list(
-            dict.fromkeys(
-                field.get_db_prep_value(getattr(owner, field.attname), connection)
-                for owner in owners
-            )
-        )
+        return [
+            field.get_db_prep_value(getattr(owner, field.attname), connection) for owner in owners
+        ]
 
-    def owner_key(self, owner: Any, connection: Any) -> tuple:
-        """The key an owner's related objects are grouped by (Django's ``instance_attr``)."""
+    def owner_key(self, owner: Any, prepared: Any) -> tuple:
+        """The key ``owner``'s related objects are grouped by (Django's ``instance_attr``);
+        ``prepared``: its :meth:`prepared_keys` entry."""
         if self.many_to_many:
-            return tuple(
-                field.get_db_prep_value(getattr(owner, field.attname), connection)
-                for field in self.owner_fields
-            )
+            return (prepared,)
         return self.field.get_foreign_related_value(owner)
 
     def related_keys(self, found: list[Any], connection: Any) -> list[tuple]:
@@ -138,7 +133,8 @@ def load(objects: list[Any], accessor: str) -> bool:
         return False
     alias = router.db_for_read(relation.target, instance=owners[0])
     connection = connections[alias]
-    keys = relation.params(owners, connection)
+    prepared = relation.prepared_keys(owners, connection)
+    keys = list(dict.fromkeys(prepared))  # as the query's ``__in`` has them: distinct, in order
     if any(key is None for key in keys):
         return False
     kept_key = (owner_model, accessor, alias, len(keys), type(keys[0]))
@@ -152,8 +148,11 @@ def load(objects: list[Any], accessor: str) -> bool:
     kept = _KEPT[kept_key]
     if kept is None:
         return False
-    found = _related(relation, kept, owners, tuple(keys), rel_qs)
-    _fill(relation, owners, found, connection, accessor)
+    grouped_by = [
+        relation.owner_key(owner, key) for owner, key in zip(owners, prepared, strict=True)
+    ]
+    found = _related(relation, kept, owners, grouped_by, tuple(keys), rel_qs)
+    _fill(relation, owners, grouped_by, found, connection, accessor)
     return True
 
 
@@ -195,10 +194,12 @@ def _related(
     relation: Relation,
     kept: PageQuery,
     owners: list[Any],
+    grouped_by: list[tuple],
     keys: tuple,
     rel_qs: models.QuerySet | None,
 ) -> list[Any]:
-    """The related objects of ``owners``, as Django's prefetch query gives them.
+    """The related objects of ``owners`` (grouped by ``grouped_by``), as Django's prefetch
+    query gives them.
 
     ``rel_qs``: Django's own query when it was just compiled; a reverse foreign key's is
     evaluated already (Django's ``get_prefetch_querysets`` iterates it).  Any other runs
@@ -210,7 +211,7 @@ def _related(
     found = kept.objects(queryset, keys)
     if not relation.many_to_many:  # as Django's prefetch: each object points at its owner
         field = relation.field
-        by_key = {relation.field.get_foreign_related_value(owner): owner for owner in owners}
+        by_key = dict(zip(grouped_by, owners, strict=True))
         for obj in found:
             if not field.is_cached(obj):
                 field.set_cached_value(obj, by_key[field.get_local_related_value(obj)])
@@ -218,14 +219,19 @@ def _related(
 
 
 def _fill(
-    relation: Relation, owners: list[Any], found: list[Any], connection: Any, accessor: str
+    relation: Relation,
+    owners: list[Any],
+    grouped_by: list[tuple],
+    found: list[Any],
+    connection: Any,
+    accessor: str,
 ) -> None:
     """Each owner's relation cache as ``prefetch_one_level`` fills it."""
     grouped: dict[tuple, list[Any]] = {}
     for obj, key in zip(found, relation.related_keys(found, connection), strict=True):
         grouped.setdefault(key, []).append(obj)
-    for owner in owners:
-        vals = grouped.get(relation.owner_key(owner, connection), [])
+    for owner, key in zip(owners, grouped_by, strict=True):
+        vals = grouped.get(key, [])
         queryset = _own_queryset(getattr(owner, accessor), relation.cache_name)
         queryset._result_cache = vals
         queryset._prefetch_done = True

@@ -96,8 +96,8 @@ class PonyQuerySet(RecordedQuerySet):
             rows = [pick(row) for row in converted]
 
         def objects() -> list[Any]:
-            entity._database_._get_cache()  # the session's cache the objects are made in
             if not extras:
+                entity._database_._get_cache()  # the session's cache the objects are made in
                 found = [(obj, {}) for obj in entity._fetch_objects(Rows(raw), offsets)]
             else:
                 found = objects_from_rows(entity, offsets, compiler, extras, raw)
@@ -162,8 +162,8 @@ class PonyQuerySet(RecordedQuerySet):
         except EmptyResultSet:
             return []
         cursor = self._execute(sql, params)
-        entity._database_._get_cache()  # the session's cache the objects are made in
         if not extras:
+            entity._database_._get_cache()  # the session's cache the objects are made in
             return [
                 (obj, {}) for obj in entity._fetch_objects(cursor, offsets, max_fetch_count=None)
             ]
