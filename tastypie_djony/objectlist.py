@@ -84,6 +84,11 @@ class DjonyObjectList(RecordedQuerySet):
         with lookup_errors_as_bad_request():
             kwargs = none_as_json_null(self.queryset.query, kwargs)
             recipe = filtered_recipe(self.recipe, args, kwargs)
+            if not kwargs and recipe is not None and not self.queryset._defer_next_filter:
+                # Django's own QuerySet and Query (a recipe is kept for nothing else):
+                # filter() with nothing adds an empty Q, a copy (Tastypie's apply_filters
+                # on every page without filters).
+                return self._chain(self.queryset._chain(), recipe)
             queryset = kept_filter(self.recipe, recipe, self.queryset)
             if queryset is None:
                 queryset = self.queryset.filter(*args, **kwargs)

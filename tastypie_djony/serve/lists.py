@@ -22,6 +22,7 @@ from tastypie.utils.mime import build_content_type
 from tastypie_djony.convert import render_json, simple
 from tastypie_djony.declines import Fallback
 from tastypie_djony.objectlist import check_rows_serve
+from tastypie_djony.paginator import paginator_class
 from tastypie_djony.serve.plans import BundlePlan
 from tastypie_djony.serve.verify import check_same_answer, verifying
 from tastypie_djony.stock import stock_json
@@ -37,7 +38,7 @@ def serve_list(
     )
     sorted_objects = resource.apply_sorting(objects, options=request.GET)
     meta = resource._meta
-    paginator = meta.paginator_class(
+    paginator = paginator_class(meta)(
         request.GET,
         sorted_objects,
         resource_uri=resource.get_resource_uri(),

@@ -194,6 +194,32 @@ def test_a_queryset_subclass_starts_no_recipe():
     assert shapes.start(Book.objects.all()) is not None
 
 
+def test_filter_with_nothing_is_a_copy_as_django_s(books):
+    """Tastypie's ``apply_filters`` calls ``filter()`` with nothing on every unfiltered page."""
+    ann, _ = books
+    origin = listed(IN_PRINT)
+    copied = origin.filter()
+    assert copied.queryset is not origin.queryset
+    assert copied.queryset.query is not origin.queryset.query
+    assert str(copied.queryset.query) == str(IN_PRINT.filter().query)
+    assert copied.recipe == origin.recipe
+    assert rows_of(copied) == list(IN_PRINT.values_list(*FIELDS))
+    narrowed = copied.filter(author=ann)  # the copy is a list of its own
+    assert rows_of(narrowed) == list(IN_PRINT.filter(author=ann).values_list(*FIELDS))
+    assert rows_of(origin.filter()) == list(IN_PRINT.values_list(*FIELDS))
+
+
+def test_filter_with_nothing_on_a_queryset_subclass_is_its_own(books):
+    """A subclass's ``filter()`` may add conditions even when called with nothing."""
+
+    class Narrowing(QuerySet):
+        def filter(self, *args, **kwargs):
+            return super().filter(*args, in_print=True, **kwargs)
+
+    object_list = DjonyObjectList.made_from(Narrowing(model=Book).order_by("id"))
+    assert rows_of(object_list.filter()) == list(IN_PRINT.values_list(*FIELDS))
+
+
 def test_a_query_changed_behind_the_recipe_compiles_again(books):
     ann, bob = books
     rows_of(listed(BOOKS).filter(author=ann))
