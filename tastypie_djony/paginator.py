@@ -37,8 +37,7 @@ class StockPaginator(Paginator):
         pairs += (("limit", str(limit)), ("offset", str(offset)))
         encoding = data.encoding
         encoded = "&".join(
-            urlencode({name.encode(encoding): str(value).encode(encoding)})
-            for name, value in pairs
+            urlencode({name.encode(encoding): str(value).encode(encoding)}) for name, value in pairs
         )
         return "%s?%s" % (self.resource_uri, encoded)  # noqa: UP031 (Tastypie's formatting)
 
