@@ -12,7 +12,9 @@ whole surface it relies on, so djony's modules can move without it noticing.
   database's backend (:mod:`~djony.bridge.backends`: its limits, what a
   refused read says about the client's input, :func:`read_refusal`, and the
   words a refused write's message uses, :data:`REFUSAL_KINDS`); whether a
-  transaction survived the errors raised in it (:class:`TransactionWatch`).
+  transaction survived the errors raised in it (:class:`TransactionWatch`); a read's
+  watch over the statements that may write (:func:`watching_writes`: inside it a page's
+  related ``get()`` calls are answered from one read of the page's rows).
 - Querysets: :class:`RecordedQuerySet` (the QuerySet API recorded on a Django queryset,
   its rows read on Pony's session), :class:`PonyQuerySet` (its objects Pony's),
   to-one keys loaded for a page, a page's Django instances that load a to-many
@@ -32,6 +34,7 @@ from __future__ import annotations
 from djony.bridge import backends
 from djony.bridge.backends import REFUSAL_KINDS, ReadRefusal, read_refusal
 from djony.bridge.watch import TransactionWatch
+from djony.bridge.writes import watching as watching_writes
 from djony.meta.compat import (
     evaluate_compiled,
     instance_builder,
@@ -112,6 +115,7 @@ __all__ = [
     "shaped",
     "track_peers",
     "unflushed_changes",
+    "watching_writes",
     "write_alias",
     "writing",
 ]

@@ -41,6 +41,7 @@ from djony.serving import (
     assignments_not_saved,
     load_together,
     pin_reads,
+    watching_writes,
     write_alias,
     writing,
 )
@@ -349,7 +350,7 @@ class DjonyResource(
             # Objects are Django instances to the request's code: an assignment to one
             # changes no row until a save (djony.objects.saving.assignments_not_saved).
             if request.method in SAFE_METHODS:
-                with assignments_not_saved(), db_session:
+                with assignments_not_saved(), watching_writes(), db_session:
                     return self._answer(wrapped, request, *args, **kwargs)
             alias = write_alias(self._meta.object_class)
             with assignments_not_saved(), writing(alias), db_session:

@@ -143,6 +143,12 @@ register(
     "one per model whose page objects load a relation together",
 )
 register(
+    "djony.objects.page_gets.relation",
+    "(a model, a to-many cache name) -> the reverse foreign key whose get() a page answers "
+    "from its rows, or None (functools.cache)",
+    "one per model and reverse foreign key whose page objects look a related row up",
+)
+register(
     "djony.bridge.backends.postgresql.provider_for",
     "a driver name -> djony's Pony provider class for it (functools.cache)",
     "one per installed PostgreSQL driver",

@@ -36,7 +36,7 @@ from typing import Any
 
 from django.db import models
 
-from djony.objects import page_relations
+from djony.objects import page_gets, page_relations
 from djony.objects.relation_sql import kept_read, untouched
 
 #: The attribute Django's related managers and ``prefetch_related`` keep their results in.
@@ -115,7 +115,7 @@ def prefetches_as_django(manager_class: type) -> bool:
 class _Page:
     """The instances loaded together; ``probing`` while a manager builds its own queryset."""
 
-    __slots__ = ("objects", "probing", "any_order", "refused")
+    __slots__ = ("objects", "probing", "any_order", "refused", "gets")
 
     def __init__(self, objects: list[weakref.ref], any_order: frozenset[str]) -> None:
         self.objects = objects
@@ -124,6 +124,13 @@ class _Page:
         #: The names found not to load this way (asked once per page, not per object:
         #: a hook reading an unordered relation on every object runs Django's query only).
         self.refused: set[str] = set()
+        #: The rows read for the page's related ``get()`` calls (:mod:`.page_gets`).
+        self.gets: dict = {}
+
+    def owners(self) -> list[Any]:
+        """The page's live instances."""
+        alive = (ref() for ref in self.objects)
+        return [obj for obj in alive if obj is not None]
 
     def owners_without(self, name: str) -> list[Any]:
         """The page's live instances that have not loaded ``name``."""
@@ -146,11 +153,20 @@ class PeerCache(dict):
         self._owner = weakref.ref(owner)
         self._page = page
 
+    def __getitem__(self, name: str) -> Any:
+        queryset = super().__getitem__(name)
+        owner = self._owner()
+        if owner is not None and not self._page.probing:
+            page_gets.arm(queryset, owner, name, self._page)  # get() from the page's rows
+        return queryset
+
     def __missing__(self, name: str) -> Any:
         page = self._page
         owner = self._owner()
-        if page.probing or owner is None or name in page.refused:
+        if page.probing or owner is None:
             raise KeyError(name)
+        if name in page.refused:
+            return self._own(owner, name)
         accessor = to_many_accessors(type(owner)).get(name)
         if accessor is None:
             raise KeyError(name)
@@ -158,27 +174,42 @@ class PeerCache(dict):
         if not prefetches_as_django(type(manager)):
             page.refused.add(name)
             raise KeyError(name)
-        page.probing = True
-        try:
-            queryset = manager.all()  # the manager's own, not evaluated
-        finally:
-            page.probing = False
+        queryset = self._probe(manager)
         if len(page.objects) == 1:  # one owner: its own query, by the SQL kept for it
             read = kept_read(owner, name, queryset)
             if read is None:
                 page.refused.add(name)
-                raise KeyError(name)
+                return self._own(owner, name, queryset)
             queryset._fetch_all = functools.partial(_read_kept, queryset, read)
             return queryset
         if name not in page.any_order and not _ordered(queryset):
             page.refused.add(name)
-            raise KeyError(name)
+            return self._own(owner, name, queryset)
         queryset._fetch_all = functools.partial(
             _load_for_page, queryset, page, self._owner, name, accessor
         )
         if name in page.any_order:  # answered from the page's load, as a prefetch answers
             queryset.count = lambda: len(queryset)
             queryset.exists = lambda: bool(queryset)
+        return queryset
+
+    def _probe(self, manager: Any) -> Any:
+        """The manager's own queryset (built as Django builds it: nothing cached answers)."""
+        self._page.probing = True
+        try:
+            return manager.all()
+        finally:
+            self._page.probing = False
+
+    def _own(self, owner: Any, name: str, queryset: Any = None) -> Any:
+        """For a relation this page does not load: the queryset Django's manager builds,
+        where its ``get()`` may be answered from the page's rows (:mod:`.page_gets`), else
+        ``KeyError`` (the manager builds it itself)."""
+        info = page_gets.relation(type(owner), name)
+        if info is None:
+            raise KeyError(name)
+        if queryset is None:
+            queryset = self._probe(getattr(owner, info.accessor))
         return queryset
 
     def __reduce__(self) -> Any:

@@ -73,18 +73,31 @@ def test_an_unordered_relation_stays_one_query_per_object(books) -> None:
 
 def test_a_relation_that_does_not_load_together_is_asked_once_per_page(books) -> None:
     """An unordered relation read on every object: its manager is probed once for the page
-    (not once per object, which doubled the cost of a hook's per-object query)."""
+    (not once per object, which doubled the cost of a hook's per-object query), and each
+    object's queryset is built once (by the cache for a reverse foreign key whose ``get()``
+    the page may answer, :mod:`djony.objects.page_gets`; else by the manager itself)."""
     from unittest import mock
 
     from djony.objects import peers
 
+    accessor = "reviews"
+    manager_class = Book.reviews.related_manager_cls
     page = fresh(Book)
     load_together(page)
-    with mock.patch.object(peers, "to_many_accessors", wraps=peers.to_many_accessors) as asked:
-        count, got = queries_of(lambda: read(page, "reviews"))
+    with (
+        mock.patch.object(peers, "to_many_accessors", wraps=peers.to_many_accessors) as asked,
+        mock.patch.object(
+            manager_class,
+            "_apply_rel_filters",
+            autospec=True,
+            side_effect=manager_class._apply_rel_filters,
+        ) as built,
+    ):
+        count, got = queries_of(lambda: read(page, accessor))
     assert asked.call_count == 1
+    assert built.call_count == len(page)
     assert count == len(page)
-    assert got == read(fresh(Book), "reviews")
+    assert got == read(fresh(Book), accessor)
 
 
 def test_a_relation_in_any_order_loads_for_the_page_on_first_use(books) -> None:

@@ -1,0 +1,202 @@
+"""``djony.objects.page_gets``: ``obj.reviews.get(...)`` on a page's instances reads the
+page's rows once, and answers what Django's ``get()`` answers: the same object (a new one
+each call, its owner known), the same exception and message."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import pytest
+from django.db import connection
+from django.db.models import Q
+from django.db.models.signals import post_init
+from django.test.utils import CaptureQueriesContext
+
+from djony.bridge.writes import watching
+from djony.objects import page_gets
+from djony.objects.peers import load_together
+from tests.tenants.models import Tenant
+from tests.testapp.models import Author, Book, Review
+
+STRINGS_EXACT = connection.vendor in ("sqlite", "postgresql")
+
+
+@pytest.fixture
+def books(db) -> list[Book]:
+    ann = Author.objects.create(name="Ann")
+    made = []
+    for n in range(4):
+        book = Book.objects.create(title=f"Book {n}", author=ann)
+        for stars in range(n):
+            Review.objects.create(book=book, stars=stars, body=f"{'Good' if stars else 'bad'}")
+        made.append(book)
+    Review.objects.create(book=made[3], stars=2, body="again")  # two with stars=2
+    return made
+
+
+def page() -> list[Book]:
+    found = list(Book.objects.order_by("pk"))
+    load_together(found)
+    return found
+
+
+def outcome(call):
+    """What a ``get()`` gives, comparable across Django and djony."""
+    try:
+        obj = call()
+    except Exception as exc:  # noqa: BLE001 - the exception is the answer compared
+        return type(exc), str(exc)
+    values = {f.attname: getattr(obj, f.attname) for f in type(obj)._meta.concrete_fields}
+    owner = obj._state.fields_cache.get("book")
+    return type(obj), obj._state.db, obj._state.adding, values, owner and owner.pk
+
+
+def queries(action) -> tuple[int, object]:
+    with CaptureQueriesContext(connection) as captured:
+        result = action()
+    return len(captured), result
+
+
+CONDITIONS = [
+    {"stars": 1},
+    {"stars": 2},
+    {"stars": 9},
+    {"stars": "1"},
+    {"stars__exact": 0},
+    {"pk": 1},
+    {"stars": 1, "body": "Good"},
+    {"body": "good"},
+    {"body": None},
+    {"stars": 2**70},
+    {"stars": True},
+]
+
+
+@pytest.mark.parametrize("conditions", CONDITIONS, ids=str)
+def test_each_answer_is_django_s_and_the_page_reads_once(books, conditions):
+    want = [outcome(lambda b=b: b.reviews.get(**conditions)) for b in Book.objects.order_by("pk")]
+    objects = page()
+    with watching():
+        count, got = queries(
+            lambda: [outcome(lambda b=b: b.reviews.get(**conditions)) for b in objects]
+        )
+    assert got == want
+    texts = any(name.startswith("body") and v is not None for name, v in conditions.items())
+    assert count == (1 if STRINGS_EXACT or not texts else len(objects))
+
+
+def test_the_owner_is_the_page_s_instance_and_each_call_a_new_object(books):
+    objects = page()
+    book = objects[1]
+    with watching():
+        first, again = book.reviews.get(stars=0), book.reviews.get(stars=0)
+    assert first == again and first is not again
+    assert first.book is book
+    assert type(first) is Review
+
+
+def test_more_than_twenty_is_said_as_django_says_it(books):
+    Review.objects.bulk_create(Review(book=books[0], stars=5) for _ in range(25))
+    want = outcome(lambda: Book.objects.get(pk=books[0].pk).reviews.get(stars=5))
+    with watching():
+        got = outcome(lambda: page()[0].reviews.get(stars=5))
+    assert got == want
+    assert "more than 20" in got[1]
+
+
+def test_values_django_refuses_raise_what_django_raises(books):
+    want = outcome(lambda: Book.objects.get(pk=books[2].pk).reviews.get(stars="many"))
+    objects = page()
+    with watching():
+        got = outcome(lambda: objects[2].reviews.get(stars="many"))
+    assert got == want
+    assert got[0] is ValueError
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda reviews: reviews.get(stars__gt=0),
+        lambda reviews: reviews.get(Q(stars=1)),
+        lambda reviews: reviews.get(book__title="Book 2"),
+        lambda reviews: reviews.get(reviewer=None),
+        lambda reviews: reviews.filter(stars=1).get(),
+    ],
+    ids=["another lookup", "a Q", "through a relation", "a foreign key", "a filtered queryset"],
+)
+def test_other_gets_run_django_s_query(books, call):
+    want = [outcome(lambda b=b: call(b.reviews)) for b in Book.objects.order_by("pk")]
+    objects = page()
+    with watching():
+        count, got = queries(lambda: [outcome(lambda b=b: call(b.reviews)) for b in objects])
+    assert got == want
+    assert count == len(objects)
+
+
+def test_outside_a_watched_read_each_get_is_django_s_query(books):
+    objects = page()
+    count, _ = queries(lambda: [outcome(lambda b=b: b.reviews.get(stars=1)) for b in objects])
+    assert count == len(objects)
+
+
+def test_a_write_in_between_is_seen(books):
+    objects = page()
+    with watching():
+        assert outcome(lambda: objects[0].reviews.get(stars=7))[0] is Review.DoesNotExist
+        Review.objects.create(book=objects[0], stars=7)
+        assert objects[0].reviews.get(stars=7).stars == 7
+        Review.objects.filter(book=objects[1]).update(stars=8)
+        assert objects[1].reviews.get(stars=8).book_id == objects[1].pk
+        with connection.cursor() as cursor:
+            cursor.execute("DELETE FROM testapp_review WHERE stars = %s", [8])
+        assert outcome(lambda: objects[1].reviews.get(stars=8))[0] is Review.DoesNotExist
+
+
+def test_what_was_prefetched_answers_too(books):
+    objects = list(Book.objects.prefetch_related("reviews").order_by("pk"))
+    load_together(objects)
+    with watching():
+        count, got = queries(lambda: [outcome(lambda b=b: b.reviews.get(stars=1)) for b in objects])
+    assert count == 1
+    assert got == [outcome(lambda b=b: b.reviews.get(stars=1)) for b in page()]
+    assert [len(b.reviews.all()) for b in objects] == [0, 1, 2, 4]  # the prefetch stays
+
+
+def test_objects_are_built_as_django_builds_them(books):
+    """``pre_init``/``post_init`` are sent for the object Django's query would build."""
+    seen = []
+
+    def receiver(sender, instance, **kwargs):
+        seen.append(sender)
+
+    objects = page()
+    post_init.connect(receiver, sender=Review)
+    try:
+        with watching():
+            objects[2].reviews.get(stars=1)
+    finally:
+        post_init.disconnect(receiver, sender=Review)
+    assert seen == [Review]
+
+
+def test_pickled_and_copied_objects_get_as_django_does(books):
+    objects = page()
+    with watching():
+        objects[2].reviews.get(stars=1)
+        queryset = objects[2].reviews.all()
+        assert isinstance(queryset.__dict__["get"], page_gets.PageGet)
+        restored = pickle.loads(pickle.dumps(queryset))
+        assert not isinstance(restored.__dict__["get"], page_gets.PageGet)
+        assert restored.get(stars=1).stars == 1
+        for copied in (pickle.loads(pickle.dumps(objects[2])), copy.deepcopy(objects[2])):
+            assert copied.reviews.get(stars=1).stars == 1
+
+
+def test_a_relation_qualifies_only_through_django_s_plain_managers():
+    assert page_gets.relation(Book, "reviews") is not None
+    assert page_gets.relation(Author, "books") is not None
+    assert page_gets.relation(Book, "tags") is None  # many-to-many
+    assert page_gets.relation(Author, "nothing") is None
+    # a default manager scoping by the request's tenant: each owner's get() is Django's
+    assert page_gets.relation(Tenant, "notes") is None
