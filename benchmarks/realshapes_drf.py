@@ -32,6 +32,7 @@ from example_project.showcase.realshapes.models import (
     Muscle,
     Pin,
     Points,
+    Thumbnail,
 )
 from example_project.showcase.realshapes.points import BONUS
 
@@ -50,10 +51,32 @@ class SubmitterSerializer(TastypieLikeSerializer):
         return f"https://www.gravatar.com/avatar/{digest}"
 
 
+class ThumbnailSerializer(TastypieLikeSerializer):
+    class Meta:
+        model = Thumbnail
+        fields = ["height", "image", "width"]
+
+
 class ImageSerializer(TastypieLikeSerializer):
+    square = serializers.SerializerMethodField()
+    standard = serializers.SerializerMethodField()
+    thumbnail = serializers.SerializerMethodField()
+
     class Meta:
         model = Image
-        fields = ["height", "image", "width"]
+        fields = ["height", "image", "square", "standard", "thumbnail", "width"]
+
+    def _of(self, image: Image, size: str) -> dict:
+        return ThumbnailSerializer(image.get_by_size(size)).data
+
+    def get_square(self, image: Image) -> dict:
+        return self._of(image, "square")
+
+    def get_standard(self, image: Image) -> dict:
+        return self._of(image, "standard")
+
+    def get_thumbnail(self, image: Image) -> dict:
+        return self._of(image, "thumbnail")
 
 
 class PinSerializer(TastypieLikeSerializer):
@@ -124,7 +147,9 @@ class PinViewSet(viewsets.ReadOnlyModelViewSet):
     pagination_class = TastypiePagination
 
     def get_queryset(self) -> Any:
-        pins = Pin.objects.select_related("submitter", "image").prefetch_related("tags")
+        pins = Pin.objects.select_related("submitter", "image").prefetch_related(
+            "image__thumbnail_set", "tags"
+        )
         user = self.request.user
         if user is not None and user.is_authenticated:
             pins = pins.filter(Q(private=False) | Q(submitter=user))

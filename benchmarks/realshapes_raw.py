@@ -29,7 +29,7 @@ DEFAULT_LIMIT = 20
 MAX_LIMIT = 1000
 PIN_SQL = (
     "SELECT p.id, p.url, p.origin, p.description, p.published, u.username, u.email, "
-    "i.image, i.width, i.height FROM showcase_pin p "
+    "i.id, i.image, i.width, i.height FROM showcase_pin p "
     "INNER JOIN auth_user u ON u.id = p.submitter_id "
     "INNER JOIN showcase_image i ON i.id = p.image_id"
 )
@@ -37,6 +37,11 @@ TAGS_SQL = (
     "SELECT pt.pin_id, t.name FROM showcase_pin_tags pt "
     "INNER JOIN showcase_tag t ON t.id = pt.tag_id WHERE pt.pin_id IN ({keys}) ORDER BY t.name"
 )
+THUMBNAILS_SQL = (
+    "SELECT original_id, size, image, width, height FROM showcase_thumbnail "
+    "WHERE original_id IN ({keys})"
+)
+THUMBNAIL_SIZES = ("standard", "thumbnail", "square")
 EXERCISE_SQL = (
     "SELECT e.id, e.name, e.slug, e.description, e.category_id, e.creation_date, "
     "e.license_author FROM showcase_exercise e"
@@ -78,21 +83,44 @@ def _pins(where: str, params: list, window: str) -> list[dict]:
     rows = _rows(f"{PIN_SQL} {where} ORDER BY p.id{window}", params)
     keys = [row[0] for row in rows]
     tags: dict[int, list[str]] = defaultdict(list)
+    thumbnails: dict[int, dict[str, dict]] = defaultdict(dict)
     if keys:
         for pin, name in _rows(TAGS_SQL.format(keys=_marks(keys)), keys):
             tags[pin].append(name)
+        images = sorted({row[7] for row in rows})
+        for original, size, image, width, height in _rows(
+            THUMBNAILS_SQL.format(keys=_marks(images)), images
+        ):
+            thumbnails[original][size] = {"height": height, "image": image, "width": width}
     return [
         {
             "description": description,
             "id": pk,
-            "image": {"height": height, "image": image, "width": width},
+            "image": {
+                "height": height,
+                "image": image,
+                "width": width,
+                **{size: thumbnails[image_id][size] for size in THUMBNAIL_SIZES},
+            },
             "origin": origin,
             "published": _datetime(published),
             "submitter": {"gravatar": _gravatar(email), "username": username},
             "tags": tags.get(pk, []),
             "url": url,
         }
-        for pk, url, origin, description, published, username, email, image, width, height in rows
+        for (
+            pk,
+            url,
+            origin,
+            description,
+            published,
+            username,
+            email,
+            image_id,
+            image,
+            width,
+            height,
+        ) in rows
     ]
 
 

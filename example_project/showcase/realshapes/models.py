@@ -3,8 +3,10 @@
 Written after the models the resources of three public Tastypie projects serve, in the
 smallest form that keeps their APIs' shape (:mod:`example_project.showcase.realshapes`):
 
-* a pin board (pinry): a :class:`Pin` by a submitting user, of an :class:`Image`, with
-  :class:`Tag` names (a plain many-to-many, no django-taggit), some pins private;
+* a pin board (pinry): a :class:`Pin` by a submitting user, of an :class:`Image` with its
+  :class:`Thumbnail` of each size (found by ``Image.get_by_size``, a related manager's
+  ``get()``, as pinry's is), with :class:`Tag` names (a plain many-to-many, no
+  django-taggit), some pins private;
 * an exercise wiki (wger): an :class:`Exercise` known by its slug, in an
   :class:`ExerciseCategory`, working some :class:`Muscle` objects;
 * points (django-oppia): :class:`Points` a user earned, each of a type.
@@ -26,6 +28,25 @@ class Image(models.Model):
 
     class Meta:
         ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.image
+
+    def get_by_size(self, size: str) -> Thumbnail:
+        """The thumbnail of ``size`` (pinry's: one query per call on Django)."""
+        return self.thumbnail_set.get(size=size)
+
+
+class Thumbnail(models.Model):
+    original = models.ForeignKey(Image, on_delete=models.CASCADE)
+    image = models.CharField(max_length=255)
+    size = models.CharField(max_length=100)
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["id"]
+        unique_together = [("original", "size")]
 
     def __str__(self) -> str:
         return self.image

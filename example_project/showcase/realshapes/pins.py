@@ -1,7 +1,9 @@
 """A pin board's API, shaped like pinry's ``PinResource``.
 
 Each pin nests its submitter (``full=True``, a ``dehydrate_gravatar`` reading the user)
-and its image (``full=True``); its tags are a ``ListField`` filled by ``dehydrate_tags``
+and its image (``full=True``), which nests its thumbnail of each size (``full=True``
+fields whose ``attribute`` calls the model's ``get_by_size``, a related manager's
+``get()``, as pinry's do); its tags are a ``ListField`` filled by ``dehydrate_tags``
 from ``bundle.obj.tags.all()``.  A custom ``Authorization`` hides private pins from
 everyone but their submitter, in ``read_list`` and ``read_detail``; ``prepend_urls``
 routes a detail to numeric keys only; ``submitter`` filters with relations and
@@ -22,7 +24,7 @@ from tastypie.bundle import Bundle
 from tastypie.constants import ALL, ALL_WITH_RELATIONS
 from tastypie.exceptions import Unauthorized
 
-from example_project.showcase.realshapes.models import Image, Pin
+from example_project.showcase.realshapes.models import Image, Pin, Thumbnail
 
 
 def _viewer(bundle: Bundle) -> Any:
@@ -47,12 +49,20 @@ class PinBoardAuthorization(Authorization):
         return True
 
 
+def _thumbnail(size: str) -> Any:
+    """A field's ``attribute``: the image's thumbnail of ``size``."""
+    return lambda bundle: bundle.obj.get_by_size(size)
+
+
 def pin_resources(base: type, prefetch: bool = False) -> list[Any]:
     """The pin board's resources on ``base`` (``prefetch``: the querysets a careful
-    ModelResource author writes, ``select_related`` and ``prefetch_related("tags")``)."""
+    ModelResource author writes, pinry's own: ``select_related`` of the submitter and
+    image, ``prefetch_related`` of the tags and the image's thumbnails)."""
     pins = Pin.objects.all()
     if prefetch:
-        pins = pins.select_related("submitter", "image").prefetch_related("tags")
+        pins = pins.select_related("submitter", "image").prefetch_related(
+            "image__thumbnail_set", "tags"
+        )
 
     class SubmitterResource(base):
         gravatar = fields.CharField(readonly=True)
@@ -69,7 +79,21 @@ def pin_resources(base: type, prefetch: bool = False) -> list[Any]:
             digest = hashlib.md5(bundle.obj.email.strip().lower().encode()).hexdigest()
             return f"https://www.gravatar.com/avatar/{digest}"
 
+    class ThumbnailResource(base):
+        class Meta:
+            queryset = Thumbnail.objects.all()
+            resource_name = "thumbnail"
+            fields = ["image", "width", "height"]
+            list_allowed_methods = ["get"]
+            include_resource_uri = False
+
     class ImageResource(base):
+        standard = fields.ToOneField(ThumbnailResource, attribute=_thumbnail("standard"), full=True)
+        thumbnail = fields.ToOneField(
+            ThumbnailResource, attribute=_thumbnail("thumbnail"), full=True
+        )
+        square = fields.ToOneField(ThumbnailResource, attribute=_thumbnail("square"), full=True)
+
         class Meta:
             queryset = Image.objects.all()
             resource_name = "image"
@@ -109,4 +133,4 @@ def pin_resources(base: type, prefetch: bool = False) -> list[Any]:
                 orm_filters["tags__name__in"] = filters["tag"].split(",")
             return orm_filters
 
-    return [SubmitterResource(), ImageResource(), PinResource()]
+    return [SubmitterResource(), ThumbnailResource(), ImageResource(), PinResource()]

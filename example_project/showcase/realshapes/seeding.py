@@ -26,6 +26,7 @@ from example_project.showcase.realshapes.models import (
     Pin,
     Points,
     Tag,
+    Thumbnail,
 )
 from example_project.showcase.seeding import RANDOM_SEED, WORDS
 
@@ -39,6 +40,8 @@ MOVES = ["press", "curl", "row", "raise", "squat", "lunge", "pull", "push", "fly
 GEAR = ["barbell", "dumbbell", "cable", "kettlebell", "machine", "band", "bodyweight"]
 POINT_TYPES = ["activitycompleted", "quizattempt", "coursedownloaded", "signup"]
 START = datetime(2012, 3, 1, 8, 0, tzinfo=timezone.utc)
+#: Each image's thumbnails: (size, width), pinry's sizes.
+THUMBNAILS = [("standard", 600), ("thumbnail", 240), ("square", 240)]
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,17 @@ def _pins(rng: random.Random, sizes: Sizes, authors: int) -> None:
         for tag in rng.sample(tags, rng.randint(0, 5)):
             links.append(Pin.tags.through(pin_id=number, tag_id=tag.id))
     Image.objects.bulk_create(images)
+    Thumbnail.objects.bulk_create(
+        Thumbnail(
+            original_id=image.id,
+            image=f"thumbnails/{image.id:05d}-{size}.jpg",
+            size=size,
+            width=width,
+            height=image.height * width // image.width,
+        )
+        for image in images
+        for size, width in THUMBNAILS
+    )
     Pin.objects.bulk_create(pins)
     Pin.tags.through.objects.bulk_create(links)
 
@@ -135,6 +149,7 @@ def _there(sizes: Sizes) -> bool:
         and Tag.objects.count() == sizes.tags
         and Exercise.objects.count() == sizes.exercises
         and Points.objects.count() == sizes.points
+        and Thumbnail.objects.count() == sizes.pins * len(THUMBNAILS)
     )
 
 
@@ -144,7 +159,7 @@ def seed_shapes(authors: int = 30, sizes: Sizes = Sizes()) -> bool:
         raise ValueError(f"points go to users 1..{sizes.point_users}: need that many authors")
     if _there(sizes):
         return False
-    models = [Pin, Image, Tag, Exercise, ExerciseCategory, Muscle, Points]
+    models = [Pin, Thumbnail, Image, Tag, Exercise, ExerciseCategory, Muscle, Points]
     rng = random.Random(RANDOM_SEED + 2)
     with transaction.atomic():
         for model in models:
