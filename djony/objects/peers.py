@@ -52,20 +52,39 @@ def load_together(objects: list[Any], any_order: frozenset[str] = frozenset()) -
     """Make the to-many relations of ``objects`` load for all of them on first iteration
     (one instance: by its own query's kept SQL).
 
-    For instances of one model class (a mixed page, as a polymorphic
-    queryset gives, is left as Django leaves it).  What is already in an object's
-    relation cache (a ``prefetch_related``, a page loader) stays.  ``any_order``: the
-    cache names of relations loaded so even when unordered, and on ``count()``/``exists()``
-    (see the module).
+    For instances of one model class (a mixed page, as a polymorphic queryset gives, is
+    left as Django leaves it), and, each relation's as a page of their own, the objects
+    joined into them (``select_related``: a pin's image, whose related ``get()`` then reads
+    once for the page too).  What is already in an object's relation cache (a
+    ``prefetch_related``, a page loader) stays.  ``any_order``: the cache names of
+    relations loaded so even when unordered, and on ``count()``/``exists()`` (see the
+    module).
     """
-    if not objects or not to_many_accessors(type(objects[0])):
+    _load_together(objects, any_order, set())
+
+
+def _load_together(objects: list[Any], any_order: frozenset[str], seen: set[int]) -> None:
+    seen.update(id(obj) for obj in objects)
+    model = type(objects[0]) if objects else None
+    if model is None or any(type(obj) is not model for obj in objects):
         return
-    model = type(objects[0])
-    if any(type(obj) is not model for obj in objects):
-        return
-    page = _Page([weakref.ref(obj) for obj in objects], any_order)
+    if to_many_accessors(model):
+        page = _Page([weakref.ref(obj) for obj in objects], any_order)
+        for obj in objects:
+            obj.__dict__[CACHE] = PeerCache(obj.__dict__.get(CACHE, ()), obj, page)
+    # The objects joined into these (select_related: a pin's image) load together too,
+    # each relation's as a page of its own: those not in a page already.
+    joined: dict[str, dict[int, Any]] = {}
     for obj in objects:
-        obj.__dict__[CACHE] = PeerCache(obj.__dict__.get(CACHE, ()), obj, page)
+        for name, related in obj._state.fields_cache.items():
+            if (
+                related is not None
+                and id(related) not in seen
+                and not isinstance(related.__dict__.get(CACHE), PeerCache)
+            ):
+                joined.setdefault(name, {})[id(related)] = related
+    for related in joined.values():
+        _load_together(list(related.values()), frozenset(), seen)
 
 
 @functools.cache

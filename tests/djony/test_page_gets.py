@@ -17,7 +17,7 @@ from djony.bridge.writes import watching
 from djony.objects import page_gets
 from djony.objects.peers import load_together
 from tests.tenants.models import Tenant
-from tests.testapp.models import Author, Book, Review
+from tests.testapp.models import Author, Book, BookDetail, Review
 
 STRINGS_EXACT = connection.vendor in ("sqlite", "postgresql")
 
@@ -161,6 +161,31 @@ def test_what_was_prefetched_answers_too(books):
     assert count == 1
     assert got == [outcome(lambda b=b: b.reviews.get(stars=1)) for b in page()]
     assert [len(b.reviews.all()) for b in objects] == [0, 1, 2, 4]  # the prefetch stays
+
+
+def test_objects_joined_into_a_page_read_their_relations_once_too(books):
+    """``select_related`` objects (a pin's image) are a page of their own."""
+    reviews = list(Review.objects.select_related("book").order_by("pk"))
+    load_together(reviews)
+    books = [review.book for review in reviews]
+    want = [
+        outcome(lambda r=r: Book.objects.get(pk=r.book_id).reviews.get(stars=1)) for r in reviews
+    ]
+    with watching():
+        count, got = queries(lambda: [outcome(lambda b=b: b.reviews.get(stars=1)) for b in books])
+    assert count == 1
+    assert got == want
+
+
+def test_one_to_one_objects_joined_both_ways_are_loaded_once(books):
+    details = [BookDetail.objects.create(book=book, summary=book.title) for book in books]
+    page_of = list(BookDetail.objects.select_related("book").order_by("pk"))
+    assert page_of[0].book.detail is page_of[0]  # Django caches it both ways
+    load_together(page_of)  # no endless walk between the two
+    with watching():
+        count, found = queries(lambda: [d.book.reviews.get(stars=0).stars for d in page_of[1:]])
+    assert (count, found) == (1, [0, 0, 0])
+    assert len(details) == 4
 
 
 def test_objects_are_built_as_django_builds_them(books):
