@@ -12,6 +12,8 @@ on Django's cursor (logged, counted, wrapped as any query), and the user and its
 ``api_key`` are built by Django's own ``ModelIterable`` from the rows (``from_db``,
 ``select_related``'s populators, signals): the same ``request.user``, the same answer.
 A subclass overriding any step, or another user manager, keeps Tastypie's own method.
+Inside Tastypie's ``MultiAuthentication`` (:func:`multi_authenticated`) each such backend
+is served so, in the backends' order; the others are asked as Tastypie asks them.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import router
 from django.db.models import QuerySet
-from tastypie.authentication import ApiKeyAuthentication
+from tastypie.authentication import ApiKeyAuthentication, MultiAuthentication
 from tastypie.compat import get_username_field
 from tastypie.http import HttpUnauthorized
 
@@ -59,6 +61,36 @@ def kept_lookup(authentication: Any) -> bool:
     return getattr(user_model, "objects", None) is user_model._default_manager and plain_manager(
         user_model
     )
+
+
+def kept_multi(authentication: Any) -> bool:
+    """Whether ``authentication`` is Tastypie's ``MultiAuthentication`` (its loop not
+    overridden) with a backend :func:`kept_lookup` serves: :func:`multi_authenticated`."""
+    kind = type(authentication)
+    return (
+        isinstance(authentication, MultiAuthentication)
+        and kind.is_authenticated is MultiAuthentication.is_authenticated
+        and "is_authenticated" not in vars(authentication)
+        and any(kept_lookup(backend) for backend in authentication.backends)
+    )
+
+
+def multi_authenticated(authentication: Any, request: Any) -> Any:
+    """``MultiAuthentication.is_authenticated(request)``, step for step, its
+    ``ApiKeyAuthentication`` backends served by :func:`is_authenticated`."""
+    unauthorized = False
+    for backend in authentication.backends:
+        if kept_lookup(backend):
+            check = is_authenticated(backend, request)
+        else:
+            check = backend.is_authenticated(request)
+        if check:
+            if isinstance(check, HttpUnauthorized):
+                unauthorized = unauthorized or check
+            else:
+                request._authentication_backend = backend
+                return check
+    return unauthorized
 
 
 def is_authenticated(authentication: Any, request: Any) -> Any:

@@ -46,7 +46,7 @@ from djony.serving import (
     writing,
 )
 from tastypie_djony.apikey import is_authenticated as apikey_authenticated
-from tastypie_djony.apikey import kept_lookup
+from tastypie_djony.apikey import kept_lookup, kept_multi, multi_authenticated
 from tastypie_djony.bodies import BodiesMixin
 from tastypie_djony.checks import unservable_reason
 from tastypie_djony.clientinput import ClientInputMixin
@@ -225,12 +225,16 @@ class DjonyResource(
             super().log_throttled_access(request)
 
     def is_authenticated(self, request: Any) -> None:
-        """Tastypie's; a stock ``ApiKeyAuthentication`` finds the key's user by SQL
-        compiled once (:mod:`tastypie_djony.apikey`: the same user, the same answer)."""
+        """Tastypie's; a stock ``ApiKeyAuthentication``, alone or among a
+        ``MultiAuthentication``'s backends, finds the key's user by SQL compiled once
+        (:mod:`tastypie_djony.apikey`: the same user, the same answer)."""
         authentication = self._meta.authentication
-        if not kept_lookup(authentication):
+        if kept_lookup(authentication):
+            auth_result = apikey_authenticated(authentication, request)
+        elif kept_multi(authentication):
+            auth_result = multi_authenticated(authentication, request)
+        else:
             return super().is_authenticated(request)
-        auth_result = apikey_authenticated(authentication, request)
         if isinstance(auth_result, HttpResponse):
             raise ImmediateHttpResponse(response=auth_result)
         if auth_result is not True:

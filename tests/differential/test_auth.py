@@ -90,6 +90,12 @@ MULTI = [
     Case("secure/multi/<b2>/", headers=apikey("noperm")),
     Case("secure/multi/", headers=basic("basicuser", "wrong")),
     Case("secure/multi/", client="session"),
+    Case("secure/multi/", headers=apikey("apiuser", "wrong")),
+    Case("secure/multi/", headers=apikey("inactive")),
+    Case("secure/multi/", headers=apikey("nosuchuser")),
+    Case(f"secure/multi/?username=apiuser&api_key={API_KEY}"),
+    Case("secure/multi/<b2>/", headers=apikey("apiuser")),
+    Case("secure/multi/", headers=(("Authorization", "ApiKey nocolon"),)),
     Case("secure/basic-a/", headers=basic("basicuser")),
     Case("secure/basic-a/?order_by=pages&limit=0", headers=basic("basicuser")),
     Case("secure/basic-a/?author__name__startswith=Z", headers=basic("basicuser")),
@@ -106,3 +112,20 @@ CASES = BASIC + APIKEY + SESSION + MULTI
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_auth(differential, case, api):
     differential.check(case, api)
+
+
+def test_a_multi_authentication_s_api_key_backend_reads_by_kept_sql(differential, monkeypatch):
+    """``MultiAuthentication(Basic, ApiKey)``: its ApiKey backend finds the user by the SQL
+    compiled once (``tastypie_djony.apikey``), and the answers are ModelResource's."""
+    from tastypie_djony import apikey as kept
+
+    asked = []
+    users = kept._users
+    monkeypatch.setattr(kept, "_users", lambda username: asked.append(username) or users(username))
+    for case in (
+        Case("secure/multi/", headers=apikey("apiuser")),
+        Case("secure/multi/", headers=apikey("noperm")),
+        Case("secure/multi/", headers=basic("basicuser")),
+    ):
+        differential.check(case, TARGETS[0])
+    assert asked == ["apiuser", "noperm"]  # Basic answered the third itself
