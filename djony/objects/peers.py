@@ -73,18 +73,26 @@ def _load_together(objects: list[Any], any_order: frozenset[str], seen: set[int]
         for obj in objects:
             obj.__dict__[CACHE] = PeerCache(obj.__dict__.get(CACHE, ()), obj, page)
     # The objects joined into these (select_related: a pin's image) load together too,
-    # each relation's as a page of its own: those not in a page already.
-    joined: dict[str, dict[int, Any]] = {}
-    for obj in objects:
-        for name, related in obj._state.fields_cache.items():
+    # each relation's as a page of its own: those not in a page already.  The relations
+    # are the first object's whose related model has to-many relations (a page's objects
+    # come from one query: the same joins).
+    names = [
+        name
+        for name, related in objects[0]._state.fields_cache.items()
+        if related is not None and id(related) not in seen and to_many_accessors(type(related))
+    ]
+    for name in names:
+        joined: dict[int, Any] = {}
+        for obj in objects:
+            related = obj._state.fields_cache.get(name)
             if (
                 related is not None
                 and id(related) not in seen
                 and not isinstance(related.__dict__.get(CACHE), PeerCache)
             ):
-                joined.setdefault(name, {})[id(related)] = related
-    for related in joined.values():
-        _load_together(list(related.values()), frozenset(), seen)
+                joined[id(related)] = related
+        if joined:
+            _load_together(list(joined.values()), frozenset(), seen)
 
 
 @functools.cache
