@@ -21,8 +21,9 @@ Only where the answer is provably the database's:
   boolean, or a string (not on MySQL/MariaDB, whose usual collations compare strings
   without case and trailing spaces, nor a column with a ``db_collation``, nor one holding
   NUL, which PostgreSQL refuses), or ``None``;
-* while the connection ran nothing but ``SELECT`` since the rows were read (an insert,
-  an update, a savepoint, raw SQL: the rows are read again).
+* while the connection read from, and the one the related model is written to (a
+  router's primary), ran nothing but ``SELECT`` since the rows were read (an insert, an
+  update, a savepoint, raw SQL: the rows are read again).
 
 Anything else is Django's ``get()``, as it is.
 """
@@ -32,7 +33,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from django.db import connections, models
+from django.db import connections, models, router
 from django.db.models.constants import LOOKUP_SEP
 from django.db.models.fields.related import ForeignObjectRel
 from django.db.models.query import MAX_GET_RESULTS
@@ -153,14 +154,24 @@ class PageGet:
         # Nobody read .query (the manager's filter still deferred): nothing changed it.
         if not args and queryset._deferred_filter is not None:
             alias = queryset.db
-            count = writes_on(alias)
-            conditions = None if count is None else _conditions(self.relation, kwargs, alias)
+            written = self._written(alias)
+            conditions = None if written is None else _conditions(self.relation, kwargs, alias)
             if conditions is not None:
                 key = getattr(self.owner, self.relation.key)
-                rows = () if key is None else self._rows(alias, count.count).get(key, ())
+                rows = () if key is None else self._rows(alias, written).get(key, ())
                 found = [row for row in rows if all(row[i] == value for i, value in conditions)]
                 return self._answer(found, alias)
         return type(queryset).get(queryset, *args, **kwargs)
+
+    def _written(self, alias: str) -> int | None:
+        """The writes seen so far on ``alias`` and on the database the related model is
+        written to (a router's primary: its rows change there), or ``None`` outside a
+        watched read."""
+        read = writes_on(alias)
+        if read is None:
+            return None
+        write_alias = router.db_for_write(self.relation.model, instance=self.owner)
+        return read.count + (0 if write_alias == alias else writes_on(write_alias).count)
 
     def _rows(self, alias: str, written: int) -> dict[Any, list[tuple]]:
         """The page's rows of the relation on ``alias`` by owner key, read again after a

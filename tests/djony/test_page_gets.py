@@ -13,7 +13,7 @@ from django.db.models import Q
 from django.db.models.signals import post_init
 from django.test.utils import CaptureQueriesContext
 
-from djony.bridge.writes import watching
+from djony.bridge.writes import watching, writes_on
 from djony.objects import page_gets
 from djony.objects.peers import load_together
 from tests.tenants.models import Tenant
@@ -151,6 +151,19 @@ def test_a_write_in_between_is_seen(books):
         with connection.cursor() as cursor:
             cursor.execute("DELETE FROM testapp_review WHERE stars = %s", [8])
         assert outcome(lambda: objects[1].reviews.get(stars=8))[0] is Review.DoesNotExist
+
+
+def test_a_write_on_the_database_the_model_is_written_to_is_seen(books, monkeypatch):
+    """Rows read from one database, the related model written to another (a router's
+    primary): a statement there reads the rows again."""
+    objects = page()
+    with watching():
+        queries(lambda: objects[1].reviews.get(stars=0))
+        monkeypatch.setattr(page_gets.router, "db_for_write", lambda model, **hints: "replica")
+        assert queries(lambda: objects[1].reviews.get(stars=0))[0] == 0  # nothing written
+        primary = writes_on("replica")  # what runs there passes through it
+        primary(lambda *statement: None, "UPDATE testapp_review SET stars = 1", (), False, {})
+        assert queries(lambda: objects[1].reviews.get(stars=0))[0] == 1  # read again
 
 
 def test_what_was_prefetched_answers_too(books):
