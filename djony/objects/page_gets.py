@@ -1,4 +1,5 @@
-"""``obj.thumbnail_set.get(size=...)`` on a page's instances: one query for the page.
+"""``obj.thumbnail_set.get(size=...)``, ``.count()``, ``.exists()`` on a page's instances:
+one query for the page.
 
 A model method that looks one related row up (pinry's ``image.get_by_size(size)`` is
 ``self.thumbnail_set.get(size=size)``) runs a query per object and per call, and
@@ -10,22 +11,25 @@ that call and the later ones are answered from those rows: a new instance each t
 built as Django's query builds it (``Model.from_db`` with the same values, its owner
 set as the related manager's known related object, ``pre_init``/``post_init`` sent), or
 Django's own ``DoesNotExist``/``MultipleObjectsReturned`` with Django's messages.
+``count()`` and ``exists()`` (a hook's ``obj.comments.count()``) are answered the same
+way from one count of the relation's rows per owner (``GROUP BY`` the foreign key); on a
+relation already loaded (prefetched) they count its objects, as Django's do.
 
 Only where the answer is provably the database's:
 
 * a reverse foreign key of one column, through Django's own related manager, whose
   model's default manager is Django's plain one (:func:`~djony.objects.compiled.plain_manager`:
   no filtering, no tenant scoping) and whose queryset nobody changed;
-* keyword conditions only, each an ``exact`` of one of the model's own concrete columns
-  (``pk`` too) with a value Django's field prepares without error: an integer, a
-  boolean, or a string (not on MySQL/MariaDB, whose usual collations compare strings
-  without case and trailing spaces, nor a column with a ``db_collation``, nor one holding
-  NUL, which PostgreSQL refuses), or ``None``;
+* for ``get()``, keyword conditions only, each an ``exact`` of one of the model's own
+  concrete columns (``pk`` too) with a value Django's field prepares without error: an
+  integer, a boolean, or a string (not on MySQL/MariaDB, whose usual collations compare
+  strings without case and trailing spaces, nor a column with a ``db_collation``, nor
+  one holding NUL, which PostgreSQL refuses), or ``None``;
 * while the connection read from, and the one the related model is written to (a
   router's primary), ran nothing but ``SELECT`` since the rows were read (an insert, an
   update, a savepoint, raw SQL: the rows are read again).
 
-Anything else is Django's ``get()``, as it is.
+Anything else is Django's own method, as it is.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import functools
 from typing import Any
 
 from django.db import connections, models, router
+from django.db.models import Count
 from django.db.models.constants import LOOKUP_SEP
 from django.db.models.fields.related import ForeignObjectRel
 from django.db.models.query import MAX_GET_RESULTS
@@ -111,7 +116,8 @@ def relation(owner: type[models.Model], cache_name: str) -> Relation | None:
 
 def arm(queryset: models.QuerySet, owner: Any, cache_name: str, page: Any) -> None:
     """Give ``queryset`` (``owner``'s related manager's own, cached as ``cache_name``) a
-    ``get()`` answered from ``page``'s rows where :func:`relation` qualifies it.
+    ``get()``, ``count()`` and ``exists()`` answered from ``page``'s reads where
+    :func:`relation` qualifies it (each left as it is where something set it already).
 
     ``page``: what the page's owners share (``owners()``, their live instances, and
     ``gets``, a dict where the rows read for them are kept).
@@ -119,29 +125,38 @@ def arm(queryset: models.QuerySet, owner: Any, cache_name: str, page: Any) -> No
     if type(queryset) is not models.QuerySet or "get" in queryset.__dict__:
         return
     info = relation(type(owner), cache_name)
-    if info is not None:
-        queryset.get = PageGet(queryset, owner, info, page)
+    if info is None:
+        return
+    own = queryset.__dict__
+    for reader in (PageGet, PageCount, PageExists):
+        if reader.method not in own:
+            own[reader.method] = reader(queryset, owner, info, page)
 
 
-class _Rows:
-    """The relation's rows of a page's owners, read on one database at one write count."""
+class _Read:
+    """What the page's reads keep: the relation's rows (or counts) of a page's owners, by
+    owner key, read on one database at one write count."""
 
     __slots__ = ("written", "by_key")
 
-    def __init__(self, written: int, by_key: dict[Any, list[tuple]]) -> None:
+    def __init__(self, written: int, by_key: dict[Any, Any]) -> None:
         self.written = written
         self.by_key = by_key
 
 
-class PageGet:
-    """``get()`` of one owner's related queryset, answered from its page's rows.
+class PageRead:
+    """One of an owner's related queryset's methods, answered from its page's reads.
 
-    Set as the queryset's own ``get`` (:func:`arm`).  A pickled queryset gets Django's
-    ``get`` back; a copied one (``copy``, ``deepcopy``) shares this one, which answers for
-    the queryset it was set on (the copy holds the same query).
+    Set as the queryset's own attribute of the name :attr:`method` (:func:`arm`).  A
+    pickled queryset gets Django's method back; a copied one (``copy``, ``deepcopy``)
+    shares this one, which answers for the queryset it was set on (the copy holds the
+    same query).
     """
 
     __slots__ = ("queryset", "owner", "relation", "page")
+
+    #: The QuerySet method this stands for.
+    method = ""
 
     def __init__(self, queryset: models.QuerySet, owner: Any, info: Relation, page: Any) -> None:
         self.queryset = queryset
@@ -149,50 +164,86 @@ class PageGet:
         self.relation = info
         self.page = page
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def django(self, *args: Any, **kwargs: Any) -> Any:
+        """Django's own method on the queryset."""
         queryset = self.queryset
-        # Nobody read .query (the manager's filter still deferred): nothing changed it.
-        if not args and queryset._deferred_filter is not None:
-            alias = queryset.db
-            written = self._written(alias)
-            conditions = None if written is None else _conditions(self.relation, kwargs, alias)
-            if conditions is not None:
-                key = getattr(self.owner, self.relation.key)
-                rows = () if key is None else self._rows(alias, written).get(key, ())
-                found = [row for row in rows if all(row[i] == value for i, value in conditions)]
-                return self._answer(found, alias)
-        return type(queryset).get(queryset, *args, **kwargs)
+        return getattr(type(queryset), self.method)(queryset, *args, **kwargs)
 
-    def _written(self, alias: str) -> int | None:
-        """The writes seen so far on ``alias`` and on the database the related model is
-        written to (a router's primary: its rows change there), or ``None`` outside a
-        watched read."""
+    def _alias(self) -> tuple[str, int] | None:
+        """The database the queryset reads from and the writes seen so far there and on
+        the one the related model is written to (a router's primary: its rows change
+        there); ``None`` where the page's reads cannot answer: outside a watched read, or
+        a queryset someone changed (its filter is no longer the manager's deferred one:
+        something read ``.query``)."""
+        queryset = self.queryset
+        if queryset._deferred_filter is None:
+            return None
+        alias = queryset.db
         read = writes_on(alias)
         if read is None:
             return None
         write_alias = router.db_for_write(self.relation.model, instance=self.owner)
-        return read.count + (0 if write_alias == alias else writes_on(write_alias).count)
+        return alias, read.count + (0 if write_alias == alias else writes_on(write_alias).count)
 
-    def _rows(self, alias: str, written: int) -> dict[Any, list[tuple]]:
-        """The page's rows of the relation on ``alias`` by owner key, read again after a
-        write."""
+    def _read(self, kind: str, alias: str, written: int, load: Any) -> Any:
+        """This owner's part of the page's read ``kind`` on ``alias`` (``load(keys)`` gives
+        every owner's, by key), read again after a write."""
         info = self.relation
-        tables = self.page.gets
-        table = tables.get((info.cache_name, alias))
-        if table is not None and table.written == written:
-            return table.by_key
-        keys = {getattr(owner, info.key) for owner in self.page.owners()}
-        keys.discard(None)
+        key = getattr(self.owner, info.key)
+        table_key = (info.cache_name, kind, alias)
+        table = self.page.gets.get(table_key)
+        if table is None or table.written != written:
+            keys = {getattr(owner, info.key) for owner in self.page.owners()}
+            keys.discard(None)
+            table = self.page.gets[table_key] = _Read(written, load(keys) if keys else {})
+        return table.by_key.get(key) if key is not None else None
+
+    def _queryset(self, alias: str, keys: set) -> models.QuerySet:
+        """The related model's rows of ``keys``' owners (its plain default manager)."""
+        info = self.relation
+        manager = info.model._default_manager.db_manager(alias)
+        return manager.filter(**{f"{info.field.attname}{LOOKUP_SEP}in": keys})
+
+    def __reduce__(self) -> Any:
+        return (_django_method, (self.queryset, self.method))
+
+    def __copy__(self) -> PageRead:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> PageRead:
+        return self
+
+
+def _django_method(queryset: models.QuerySet, method: str) -> Any:
+    """An unpickled queryset's method: Django's."""
+    return functools.partial(getattr(type(queryset), method), queryset)
+
+
+class PageGet(PageRead):
+    """``get(**conditions)`` from the page's rows of the relation."""
+
+    __slots__ = ()
+    method = "get"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        found = None if args else self._alias()
+        if found is not None:
+            alias, written = found
+            conditions = _conditions(self.relation, kwargs, alias)
+            if conditions is not None:
+                rows = self._read("rows", alias, written, functools.partial(self._rows, alias))
+                matched = [
+                    row for row in rows or () if all(row[i] == value for i, value in conditions)
+                ]
+                return self._answer(matched, alias)
+        return self.django(*args, **kwargs)
+
+    def _rows(self, alias: str, keys: set) -> dict[Any, list[tuple]]:
+        info = self.relation
         by_key: dict[Any, list[tuple]] = {}
-        if keys:
-            rows = (
-                info.model._default_manager.db_manager(alias)
-                .filter(**{f"{info.field.attname}{LOOKUP_SEP}in": keys})
-                .values_list(info.field.attname, *info.attnames)
-            )
-            for owner_key, *values in rows:
-                by_key.setdefault(owner_key, []).append(tuple(values))
-        tables[(info.cache_name, alias)] = _Rows(written, by_key)
+        rows = self._queryset(alias, keys).values_list(info.field.attname, *info.attnames)
+        for owner_key, *values in rows:
+            by_key.setdefault(owner_key, []).append(tuple(values))
         return by_key
 
     def _answer(self, found: list[tuple], alias: str) -> Any:
@@ -214,19 +265,36 @@ class PageGet:
             f"get() returned more than one {name} -- it returned {shown}!"
         )
 
-    def __reduce__(self) -> Any:
-        return (_django_get, (self.queryset,))
 
-    def __copy__(self) -> PageGet:
-        return self
+class PageCount(PageRead):
+    """``count()`` from one count of the relation's rows per owner for the page."""
 
-    def __deepcopy__(self, memo: dict) -> PageGet:
-        return self
+    __slots__ = ()
+    method = "count"
+
+    def __call__(self) -> int:
+        found = None if self.queryset._result_cache is not None else self._alias()
+        if found is None:
+            return self.django()  # a loaded relation counts its objects, as on Django
+        alias, written = found
+        return self._read("count", alias, written, functools.partial(self._counts, alias)) or 0
+
+    def _counts(self, alias: str, keys: set) -> dict[Any, int]:
+        attname = self.relation.field.attname
+        counted = self._queryset(alias, keys).order_by().values(attname).annotate(n=Count("*"))
+        return {row[attname]: row["n"] for row in counted}
 
 
-def _django_get(queryset: models.QuerySet) -> Any:
-    """An unpickled queryset's ``get``: Django's."""
-    return functools.partial(type(queryset).get, queryset)
+class PageExists(PageCount):
+    """``exists()``: whether the page's count of this owner's rows is not zero."""
+
+    __slots__ = ()
+    method = "exists"
+
+    def __call__(self) -> bool:
+        if self.queryset._result_cache is not None or self._alias() is None:
+            return self.django()
+        return bool(PageCount.__call__(self))
 
 
 def _conditions(info: Relation, kwargs: dict, alias: str) -> list[tuple[int, Any]] | None:

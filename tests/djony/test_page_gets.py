@@ -86,6 +86,26 @@ def test_each_answer_is_django_s_and_the_page_reads_once(books, conditions):
     assert count == (1 if STRINGS_EXACT or not texts else len(objects))
 
 
+def test_counts_and_exists_are_django_s_from_one_count_of_the_page(books):
+    want = [(b.reviews.count(), b.reviews.exists()) for b in Book.objects.order_by("pk")]
+    objects = page()
+    with watching():
+        count, got = queries(lambda: [(b.reviews.count(), b.reviews.exists()) for b in objects])
+        assert (count, got) == (1, want)
+        Review.objects.filter(book=objects[1]).delete()
+        count, got = queries(lambda: [(b.reviews.count(), b.reviews.exists()) for b in objects])
+    assert count == 1  # the delete was a write: counted again, once
+    assert got == [(b.reviews.count(), b.reviews.exists()) for b in Book.objects.order_by("pk")]
+
+
+def test_a_loaded_relation_counts_its_objects_as_django_does(books):
+    objects = list(Book.objects.prefetch_related("reviews").order_by("pk"))
+    load_together(objects)
+    with watching():
+        assert queries(lambda: [b.reviews.count() for b in objects]) == (0, [0, 1, 2, 4])
+        assert queries(lambda: [b.reviews.exists() for b in objects]) == (0, [0, 1, 1, 1])
+
+
 def test_the_owner_is_the_page_s_instance_and_each_call_a_new_object(books):
     objects = page()
     book = objects[1]
