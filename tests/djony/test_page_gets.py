@@ -18,6 +18,7 @@ from djony.objects import page_gets
 from djony.objects.peers import load_together
 from tests.tenants.models import Tenant
 from tests.testapp.models import Author, Book, BookDetail, Review
+from tests.zoo.models import Animal, Caretaker, Enclosure, Zone
 
 STRINGS_EXACT = connection.vendor in ("sqlite", "postgresql")
 
@@ -258,3 +259,41 @@ def test_a_relation_qualifies_only_through_django_s_plain_managers():
     assert page_gets.relation(Author, "nothing") is None
     # a default manager scoping by the request's tenant: each owner's get() is Django's
     assert page_gets.relation(Tenant, "notes") is None
+
+
+def test_a_key_to_another_column_groups_the_rows_by_it(db):
+    """``Enclosure.zone`` points at ``Zone.code`` (a string): each zone's own rows."""
+    zones = [Zone.objects.create(code=f"z{n}", name=f"Zone {n}") for n in range(3)]
+    guard = Caretaker.objects.create(name="Gus")
+    for n, zone in enumerate(zones):
+        for k in range(n):
+            Enclosure.objects.create(name=f"pen {k}", zone=zone, guard=guard)
+    want = [
+        outcome(lambda z=z: z.enclosures.get(name="pen 0")) for z in Zone.objects.order_by("pk")
+    ]
+    objects = list(Zone.objects.order_by("pk"))
+    load_together(objects)
+    with watching():
+        count, got = queries(
+            lambda: [outcome(lambda z=z: z.enclosures.get(name="pen 0")) for z in objects]
+        )
+    assert got == want
+    assert count == (1 if STRINGS_EXACT else len(objects))
+    with watching():
+        assert objects[2].enclosures.get(name="pen 1").zone is objects[2]
+
+
+def test_a_filtering_default_manager_s_relation_is_django_s(db):
+    """Animals' default manager leaves the dead out: each keeper's get() is Django's."""
+    keeper = Caretaker.objects.create(name="Kim")
+    for number, alive in ((1, True), (2, False)):
+        Animal.everyone.create(
+            name=f"a{number}", number=number, slug=f"a{number}", alive=alive, keeper=keeper
+        )
+    assert page_gets.relation(Caretaker, "animal_set") is None
+    objects = list(Caretaker.objects.all())
+    load_together(objects)
+    with watching():
+        assert objects[0].animal_set.get(number=1).name == "a1"
+        with pytest.raises(Animal.DoesNotExist):
+            objects[0].animal_set.get(number=2)
