@@ -137,10 +137,12 @@ class _Read:
     """What the page's reads keep: the relation's rows (or counts) of a page's owners, by
     owner key, read on one database at one write count."""
 
-    __slots__ = ("written", "by_key")
+    __slots__ = ("written", "keys", "by_key")
 
-    def __init__(self, written: int, by_key: dict[Any, Any]) -> None:
+    def __init__(self, written: int, keys: set, by_key: dict[Any, Any]) -> None:
         self.written = written
+        #: The owner keys read for (an owner whose key changed since is read again).
+        self.keys = keys
         self.by_key = by_key
 
 
@@ -190,13 +192,16 @@ class PageRead:
         every owner's, by key), read again after a write."""
         info = self.relation
         key = getattr(self.owner, info.key)
+        if key is None:
+            return None
         table_key = (info.cache_name, kind, alias)
         table = self.page.gets.get(table_key)
-        if table is None or table.written != written:
+        if table is None or table.written != written or key not in table.keys:
             keys = {getattr(owner, info.key) for owner in self.page.owners()}
             keys.discard(None)
-            table = self.page.gets[table_key] = _Read(written, load(keys) if keys else {})
-        return table.by_key.get(key) if key is not None else None
+            keys.add(key)
+            table = self.page.gets[table_key] = _Read(written, keys, load(keys))
+        return table.by_key.get(key)
 
     def _queryset(self, alias: str, keys: set) -> models.QuerySet:
         """The related model's rows of ``keys``' owners (its plain default manager)."""

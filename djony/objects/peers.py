@@ -64,6 +64,7 @@ def load_together(objects: list[Any], any_order: frozenset[str] = frozenset()) -
 
 
 def _load_together(objects: list[Any], any_order: frozenset[str], seen: set[int]) -> None:
+    """:func:`load_together`; ``seen``: the objects of this walk so far (by ``id``)."""
     seen.update(id(obj) for obj in objects)
     model = type(objects[0]) if objects else None
     if model is None or any(type(obj) is not model for obj in objects):
@@ -151,7 +152,7 @@ class _Page:
         #: The names found not to load this way (asked once per page, not per object:
         #: a hook reading an unordered relation on every object runs Django's query only).
         self.refused: set[str] = set()
-        #: The rows read for the page's related ``get()`` calls (:mod:`.page_gets`).
+        #: What the page's related ``get()``/``count()``/``exists()`` read (:mod:`.page_gets`).
         self.gets: dict = {}
 
     def owners(self) -> list[Any]:
@@ -184,7 +185,7 @@ class PeerCache(dict):
         queryset = super().__getitem__(name)
         owner = self._owner()
         if owner is not None and not self._page.probing:
-            page_gets.arm(queryset, owner, name, self._page)  # get() from the page's rows
+            page_gets.arm(queryset, owner, name, self._page)  # get(), count() for the page
         return queryset
 
     def __missing__(self, name: str) -> Any:

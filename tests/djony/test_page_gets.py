@@ -187,6 +187,17 @@ def test_a_write_on_the_database_the_model_is_written_to_is_seen(books, monkeypa
         assert queries(lambda: objects[1].reviews.get(stars=0))[0] == 1  # read again
 
 
+def test_an_owner_whose_key_changed_is_read_for_its_new_key(books):
+    objects = page()
+    with watching():
+        assert objects[0].reviews.count() == 0
+        objects[0].pk = objects[3].pk  # a hook pointing an object at another row
+        assert objects[0].reviews.count() == 4
+        assert outcome(lambda: objects[0].reviews.get(stars=0)) == outcome(
+            lambda: Book.objects.get(pk=objects[3].pk).reviews.get(stars=0)
+        )
+
+
 def test_what_was_prefetched_answers_too(books):
     objects = list(Book.objects.prefetch_related("reviews").order_by("pk"))
     load_together(objects)
