@@ -46,9 +46,7 @@ from django.db.models.query import MAX_GET_RESULTS
 from djony.bridge.writes import writes_on
 from djony.meta.compat import instance_builder, track_peers
 from djony.objects.compiled import plain_manager
-
-#: Where Django's related managers are defined.
-DJANGO_MANAGERS = "django.db.models.fields.related_descriptors"
+from djony.objects.page_relations import DJANGO_MANAGERS
 
 #: Internal types whose values Python compares as every database does (``str`` below).
 _EXACT_TYPES = frozenset(
@@ -297,9 +295,7 @@ class PageExists(PageCount):
     method = "exists"
 
     def __call__(self) -> bool:
-        if self.queryset._result_cache is not None or self._alias() is None:
-            return self.django()
-        return bool(PageCount.__call__(self))
+        return bool(super().__call__())  # Django's exists() where the count is Django's
 
 
 def _conditions(info: Relation, kwargs: dict, alias: str) -> list[tuple[int, Any]] | None:
