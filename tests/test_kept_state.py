@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.db import models
-from django.db.models import F, FilteredRelation, OuterRef, Q, Subquery
+from django.db.models import Count, F, FilteredRelation, OuterRef, Q, Subquery
 from django.db.models.functions import ExtractYear
 from django.db.models.sql.compiler import PositionRef
 from django.test import Client, override_settings
@@ -517,6 +517,43 @@ def test_a_page_s_relations_are_kept_per_relation_and_size_never_per_owner():
     page_relations._KEPT.clear()
 
 
+def test_a_page_s_related_gets_and_counts_are_kept_per_relation_and_size_never_per_owner():
+    """A page's related ``get()`` and ``count()`` read the relation by SQL kept per
+    relation, kind of read and page size: no owner or key is in a key, and pages of as
+    many other owners get their own rows and counts, as Django's queries give them."""
+    from djony.bridge.writes import watching
+    from djony.objects import page_rows
+    from djony.serving import load_together
+    from tests.testapp.models import Author, Book, Review
+
+    author = Author.objects.create(name="Kept")
+    for n in range(6):
+        book = Book.objects.create(title=f"Kept {n}", author=author)
+        for stars in range(n % 3 + 1):
+            Review.objects.create(book=book, stars=stars + n)
+    page_rows._KEPT.clear()
+    ordered = list(Book.objects.filter(author=author).order_by("pk"))
+    for keys in (ordered[:3], ordered[3:], ordered[1:4]):
+        want = [
+            (review.stars, book.reviews.count())
+            for book in keys
+            for review in [Review.objects.filter(book=book).order_by("pk").last()]
+        ]
+        page = list(Book.objects.filter(pk__in=[book.pk for book in keys]).order_by("pk"))
+        load_together(page)
+        with watching():
+            got = [
+                (book.reviews.get(stars=want_stars).stars, book.reviews.count())
+                for book, (want_stars, _) in zip(page, want, strict=True)
+            ]
+        assert got == want
+    kept = dict(page_rows._KEPT.items())
+    assert {key[0][2] for key, entry in kept.items() if entry is not None} == {"rows", "count"}
+    for (model, attname, kind), alias, size, key_type in kept:  # no owner, no key
+        assert (model, attname, alias, size, key_type) == (Review, "book_id", "default", 3, int)
+    page_rows._KEPT.clear()
+
+
 def _flat(value: Any) -> Iterator[Any]:
     if isinstance(value, tuple):
         for item in value:
@@ -562,6 +599,9 @@ KIND_TESTS = {
     ),
     "djony.objects.page_relations._KEPT": (
         test_a_page_s_relations_are_kept_per_relation_and_size_never_per_owner
+    ),
+    "djony.objects.page_rows._KEPT": (
+        test_a_page_s_related_gets_and_counts_are_kept_per_relation_and_size_never_per_owner
     ),
 }
 
@@ -611,6 +651,17 @@ def _query(queryset: models.QuerySet):
             ),
             True,
         ),
+        (
+            lambda: TenantNote.everything.values("tenant").annotate(n=Count("*")),
+            True,
+        ),
+        (
+            lambda: TenantNote.everything.values("tenant").annotate(
+                n=Count("pk", filter=Q(owner__date_joined__year=2020))
+            ),
+            False,  # the count's condition reads the time zone
+        ),
+        (lambda: TenantNote.objects.values("tenant").annotate(n=Count("*")), False),
     ],
 )
 def test_request_independent_is_proved_from_the_query(queryset, independent):

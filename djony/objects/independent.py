@@ -34,7 +34,7 @@ import decimal
 import uuid
 from typing import Any
 
-from django.db.models import Q, expressions, lookups
+from django.db.models import Q, aggregates, expressions, lookups
 from django.db.models.fields import related_lookups
 from django.db.models.sql.compiler import PositionRef
 from django.db.models.sql.datastructures import BaseTable, Join
@@ -114,6 +114,9 @@ PURE_NODES = frozenset(
         expressions.Exists,
         expressions.Subquery,
         expressions.ExpressionWrapper,
+        # COUNT(...) (DISTINCT, FILTER (WHERE ...) of its parts) and its ``*``
+        aggregates.Count,
+        expressions.Star,
     }
 )
 

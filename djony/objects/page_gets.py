@@ -45,6 +45,7 @@ from django.db.models.query import MAX_GET_RESULTS
 
 from djony.bridge.writes import writes_on
 from djony.meta.compat import instance_builder, track_peers
+from djony.objects import page_rows
 from djony.objects.compiled import plain_manager
 from djony.objects.page_relations import DJANGO_MANAGERS
 
@@ -201,11 +202,22 @@ class PageRead:
             table = self.page.gets[table_key] = _Read(written, keys, load(keys))
         return table.by_key.get(key)
 
-    def _queryset(self, alias: str, keys: set) -> models.QuerySet:
+    def _queryset(self, alias: str, keys: list) -> models.QuerySet:
         """The related model's rows of ``keys``' owners (its plain default manager)."""
         info = self.relation
         manager = info.model._default_manager.db_manager(alias)
         return manager.filter(**{f"{info.field.attname}{LOOKUP_SEP}in": keys})
+
+    def _rows_of(self, kind: str, alias: str, keys: set, select: Any) -> list[tuple]:
+        """``select(self._queryset(alias, keys))``'s rows, by SQL kept per relation
+        and number of keys (:mod:`djony.objects.page_rows`)."""
+        info = self.relation
+        return page_rows.rows(
+            (info.model, info.field.attname, kind),
+            alias,
+            list(keys),
+            lambda listed: select(self._queryset(alias, listed)),
+        )
 
     def __reduce__(self) -> Any:
         return (_django_method, (self.queryset, self.method))
@@ -243,10 +255,13 @@ class PageGet(PageRead):
 
     def _rows(self, alias: str, keys: set) -> dict[Any, list[tuple]]:
         info = self.relation
+        at = info.attnames.index(info.field.attname)  # the foreign key: the owner's key
         by_key: dict[Any, list[tuple]] = {}
-        rows = self._queryset(alias, keys).values_list(info.field.attname, *info.attnames)
-        for owner_key, *values in rows:
-            by_key.setdefault(owner_key, []).append(tuple(values))
+        rows = self._rows_of(
+            "rows", alias, keys, lambda queryset: queryset.values_list(*info.attnames)
+        )
+        for row in rows:
+            by_key.setdefault(row[at], []).append(row)
         return by_key
 
     def _answer(self, found: list[tuple], alias: str) -> Any:
@@ -284,8 +299,16 @@ class PageCount(PageRead):
 
     def _counts(self, alias: str, keys: set) -> dict[Any, int]:
         attname = self.relation.field.attname
-        counted = self._queryset(alias, keys).order_by().values(attname).annotate(n=Count("*"))
-        return {row[attname]: row["n"] for row in counted}
+        counted = self._rows_of(
+            "count",
+            alias,
+            keys,
+            lambda queryset: queryset.order_by()
+            .values(attname)
+            .annotate(n=Count("*"))
+            .values_list(attname, "n"),
+        )
+        return dict(counted)
 
 
 class PageExists(PageCount):
