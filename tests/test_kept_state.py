@@ -549,7 +549,7 @@ def test_a_page_s_related_gets_and_counts_are_kept_per_relation_and_size_never_p
         assert got == want
     kept = dict(page_rows._KEPT.items())
     assert {key[0][2] for key, entry in kept.items() if entry is not None} == {"rows", "count"}
-    for (model, attname, kind), alias, size, key_type in kept:  # no owner, no key
+    for (model, attname, _kind), alias, size, key_type in kept:  # no owner, no key
         assert (model, attname, alias, size, key_type) == (Review, "book_id", "default", 3, int)
     page_rows._KEPT.clear()
 
