@@ -303,10 +303,9 @@ class PageCount(PageRead):
             "count",
             alias,
             keys,
-            lambda queryset: queryset.order_by()
-            .values(attname)
-            .annotate(n=Count("*"))
-            .values_list(attname, "n"),
+            lambda queryset: (
+                queryset.order_by().values(attname).annotate(n=Count("*")).values_list(attname, "n")
+            ),
         )
         return dict(counted)
 

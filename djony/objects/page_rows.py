@@ -33,8 +33,7 @@ register(
     "the database, the number of owner keys, their type) -> its RowsQuery or None: the "
     "query is the same for every page of as many owners but for their keys, the kept "
     "SQL's only parameters (checked equal to Django's own compile when kept)",
-    "one per relation read, database, page size and type of key (DJONY_CACHE_SIZE "
-    "entries at most)",
+    "one per relation read, database, page size and type of key (DJONY_CACHE_SIZE entries at most)",
 )
 
 
