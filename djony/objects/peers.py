@@ -259,7 +259,7 @@ def _ordered(queryset: Any) -> bool:
 def _read_kept(queryset: Any, read: Any) -> None:
     """Evaluate ``queryset`` (one owner's) by ``read``, the kept SQL, while unchanged."""
     if queryset._result_cache is None and untouched(queryset):
-        queryset._result_cache = read()
+        queryset._result_cache = read()  # None: Django's own query, below
     type(queryset)._fetch_all(queryset)
 
 

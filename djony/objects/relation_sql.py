@@ -44,7 +44,10 @@ def kept_read(owner: models.Model, name: str, queryset: models.QuerySet) -> Any:
     by the SQL kept for relation ``name``, or ``None`` (Django's own query).
 
     Compiles and checks the SQL the first time (for this owner).  Asked before the caller
-    changes anything of ``queryset``: what it answers evaluates a copy made now.
+    changes anything of ``queryset``: what it answers evaluates a copy made now.  That
+    answers the related objects, or ``None`` where Django's query decides this owner's key
+    (its preparation is asked when the relation is read, not before: a ``get()`` answered
+    otherwise, :mod:`djony.objects.page_gets`, never needs it).
     """
     condition = _condition(queryset)
     if condition is None or queryset._iterable_class is not ModelIterable:
@@ -63,11 +66,13 @@ def kept_read(owner: models.Model, name: str, queryset: models.QuerySet) -> Any:
     compiled = _KEPT.get(key)
     if compiled is None:
         return None
-    params = compiled.params_for(value)
-    if params is None:
-        return None
     kept = _with_query(queryset, copy.copy(compiled.query), filtered=True)
-    return lambda: compiled.objects(kept, params)
+
+    def read() -> list[Any] | None:
+        params = compiled.params_for(value)
+        return None if params is None else compiled.objects(kept, params)
+
+    return read
 
 
 def untouched(queryset: models.QuerySet) -> bool:
