@@ -582,6 +582,7 @@ KIND_TESTS = {
     "djony.meta.compat.takes_fetch_mode": STRUCTURAL,
     "djony.objects.peers.to_many_accessors": STRUCTURAL,
     "djony.objects.page_gets.relation": STRUCTURAL,
+    "djony.objects.forward.forward": STRUCTURAL,
     "djony.bridge.backends.postgresql.provider_for": STRUCTURAL,
     "djony.bridge.backends.mysql.mysql_provider": STRUCTURAL,
     "Options._djony_description": STRUCTURAL,

@@ -64,3 +64,16 @@ def writes_on(alias: str) -> WriteCount | None:
         count = counts[alias] = WriteCount()
         connections[alias].execute_wrappers.append(count)
     return count
+
+
+def written(read_alias: str, write_alias: str) -> int | None:
+    """The writes seen so far on ``read_alias`` and, when it is another database (a
+    router's primary), on ``write_alias``; ``None`` outside a :func:`watching` block.
+
+    Rows read from ``read_alias`` at one such count still hold at the same count."""
+    read = writes_on(read_alias)
+    if read is None:
+        return None
+    if write_alias == read_alias:
+        return read.count
+    return read.count + writes_on(write_alias).count

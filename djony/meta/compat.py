@@ -13,6 +13,7 @@ import weakref
 from typing import Any
 
 from django.core.exceptions import FieldError
+from django.db import models
 from django.db.models import JSONField
 from django.db.models.constants import LOOKUP_SEP
 from django.db.models.query import ModelIterable
@@ -122,3 +123,15 @@ def evaluate_compiled(queryset: Any, compiler: Any, compiled: tuple[str, Any]) -
     finally:
         query.__dict__.pop("get_compiler", None)
         compiler.__dict__.pop("as_sql", None)
+
+
+#: Django 6.1's default fetch mode (``None`` before 6.1, which loads one object at a time).
+FETCH_ONE = getattr(models, "FETCH_ONE", None)
+
+
+def fetches_one(instance: Any) -> bool:
+    """Whether ``instance`` loads a missing related object by a query of its own, as
+    Django always did before 6.1 (6.1: its fetch mode is ``FETCH_ONE``, not ``FETCH_PEERS``
+    nor ``FETCH_RAISE``)."""
+    mode = getattr(instance._state, "fetch_mode", None)
+    return mode is None or mode is FETCH_ONE

@@ -48,14 +48,16 @@ class KeptQueries(BoundedCache):
     """
 
 
-def plain_manager(model: type[models.Model]) -> bool:
-    """Whether ``model._default_manager.all()`` is Django's unfiltered ``QuerySet``.
+def plain_manager(model: type[models.Model], manager: Any = None) -> bool:
+    """Whether ``model._default_manager.all()`` (``manager``'s, e.g. ``_base_manager``)
+    is Django's unfiltered ``QuerySet``.
 
     A manager class may add methods (``PermissionManager``), not change the
     queryset: ``get_queryset``/``all`` are ``Manager``'s own and its queryset
     class is ``QuerySet`` itself.
     """
-    manager = model._default_manager
+    if manager is None:
+        manager = model._default_manager
     kind = type(manager)
     return (
         kind.get_queryset is models.Manager.get_queryset

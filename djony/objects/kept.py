@@ -149,6 +149,12 @@ register(
     "one per model and reverse foreign key whose page objects look a related row up",
 )
 register(
+    "djony.objects.forward.forward",
+    "(a model, a field name) -> the forward foreign key a page reads once for its "
+    "objects, or None; and a model -> whether it has one (functools.cache)",
+    "one per model and foreign key whose page objects read it",
+)
+register(
     "djony.bridge.backends.postgresql.provider_for",
     "a driver name -> djony's Pony provider class for it (functools.cache)",
     "one per installed PostgreSQL driver",

@@ -43,7 +43,7 @@ from django.db.models.constants import LOOKUP_SEP
 from django.db.models.fields.related import ForeignObjectRel
 from django.db.models.query import MAX_GET_RESULTS
 
-from djony.bridge.writes import writes_on
+from djony.bridge.writes import written
 from djony.meta.compat import instance_builder, track_peers
 from djony.objects import page_rows
 from djony.objects.compiled import plain_manager
@@ -132,9 +132,9 @@ def arm(queryset: models.QuerySet, owner: Any, cache_name: str, page: Any) -> No
             own[reader.method] = reader(queryset, owner, info, page)
 
 
-class _Read:
-    """What the page's reads keep: the relation's rows (or counts) of a page's owners, by
-    owner key, read on one database at one write count."""
+class PageTable:
+    """What a page's read keeps: a relation's rows (counts, objects) of the page's owners,
+    by owner key, read on one database at one write count."""
 
     __slots__ = ("written", "keys", "by_key")
 
@@ -180,13 +180,10 @@ class PageRead:
         if queryset._deferred_filter is None:
             return None
         alias = queryset.db
-        read = writes_on(alias)
-        if read is None:
-            return None
-        write_alias = router.db_for_write(self.relation.model, instance=self.owner)
-        return alias, read.count + (0 if write_alias == alias else writes_on(write_alias).count)
+        count = written(alias, router.db_for_write(self.relation.model, instance=self.owner))
+        return None if count is None else (alias, count)
 
-    def _read(self, kind: str, alias: str, written: int, load: Any) -> Any:
+    def _read(self, kind: str, alias: str, count: int, load: Any) -> Any:
         """This owner's part of the page's read ``kind`` on ``alias`` (``load(keys)`` gives
         every owner's, by key), read again after a write."""
         info = self.relation
@@ -195,11 +192,11 @@ class PageRead:
             return None
         table_key = (info.cache_name, kind, alias)
         table = self.page.gets.get(table_key)
-        if table is None or table.written != written or key not in table.keys:
+        if table is None or table.written != count or key not in table.keys:
             keys = {getattr(owner, info.key) for owner in self.page.owners()}
             keys.discard(None)
             keys.add(key)
-            table = self.page.gets[table_key] = _Read(written, keys, load(keys))
+            table = self.page.gets[table_key] = PageTable(count, keys, load(keys))
         return table.by_key.get(key)
 
     def _queryset(self, alias: str, keys: list) -> models.QuerySet:
@@ -243,10 +240,10 @@ class PageGet(PageRead):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         found = None if args else self._alias()
         if found is not None:
-            alias, written = found
+            alias, count = found
             conditions = _conditions(self.relation, kwargs, alias)
             if conditions is not None:
-                rows = self._read("rows", alias, written, functools.partial(self._rows, alias))
+                rows = self._read("rows", alias, count, functools.partial(self._rows, alias))
                 matched = [
                     row for row in rows or () if all(row[i] == value for i, value in conditions)
                 ]
@@ -294,8 +291,8 @@ class PageCount(PageRead):
         found = None if self.queryset._result_cache is not None else self._alias()
         if found is None:
             return self.django()  # a loaded relation counts its objects, as on Django
-        alias, written = found
-        return self._read("count", alias, written, functools.partial(self._counts, alias)) or 0
+        alias, count = found
+        return self._read("count", alias, count, functools.partial(self._counts, alias)) or 0
 
     def _counts(self, alias: str, keys: set) -> dict[Any, int]:
         attname = self.relation.field.attname

@@ -36,7 +36,7 @@ from typing import Any
 
 from django.db import models
 
-from djony.objects import page_gets, page_relations
+from djony.objects import forward, page_gets, page_relations
 from djony.objects.relation_sql import kept_read, untouched
 
 #: The attribute Django's related managers and ``prefetch_related`` keep their results in.
@@ -69,10 +69,14 @@ def _load_together(objects: list[Any], any_order: frozenset[str], seen: set[int]
     model = type(objects[0]) if objects else None
     if model is None or any(type(obj) is not model for obj in objects):
         return
-    if to_many_accessors(model):
+    to_many, to_one = bool(to_many_accessors(model)), forward.has_forward(model)
+    if to_many or to_one:  # (to_one: their forward foreign keys, djony.objects.forward)
         page = _Page([weakref.ref(obj) for obj in objects], any_order)
         for obj in objects:
-            obj.__dict__[CACHE] = PeerCache(obj.__dict__.get(CACHE, ()), obj, page)
+            if to_many:
+                obj.__dict__[CACHE] = PeerCache(obj.__dict__.get(CACHE, ()), obj, page)
+            if to_one and not isinstance(obj._state.fields_cache, forward.ForwardCache):
+                obj._state.fields_cache = forward.ForwardCache(obj._state.fields_cache, obj, page)
     # The objects joined into these (select_related: a pin's image) load together too,
     # each relation's as a page of its own: those not in a page already.  The relations
     # are the first object's whose related model has to-many relations (a page's objects
@@ -80,7 +84,7 @@ def _load_together(objects: list[Any], any_order: frozenset[str], seen: set[int]
     names = [
         name
         for name, related in objects[0]._state.fields_cache.items()
-        if related is not None and id(related) not in seen and to_many_accessors(type(related))
+        if related is not None and id(related) not in seen and _pages(type(related))
     ]
     for name in names:
         joined: dict[int, Any] = {}
@@ -90,10 +94,17 @@ def _load_together(objects: list[Any], any_order: frozenset[str], seen: set[int]
                 related is not None
                 and id(related) not in seen
                 and not isinstance(related.__dict__.get(CACHE), PeerCache)
+                and not isinstance(related._state.fields_cache, forward.ForwardCache)
             ):
                 joined[id(related)] = related
         if joined:
             _load_together(list(joined.values()), frozenset(), seen)
+
+
+def _pages(model: type[models.Model]) -> bool:
+    """Whether instances of ``model`` read anything for their page (a to-many relation,
+    a forward foreign key: :mod:`djony.objects.forward`)."""
+    return bool(to_many_accessors(model)) or forward.has_forward(model)
 
 
 @functools.cache
