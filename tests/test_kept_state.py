@@ -583,6 +583,7 @@ KIND_TESTS = {
     "djony.objects.peers.to_many_accessors": STRUCTURAL,
     "djony.objects.page_gets.relation": STRUCTURAL,
     "djony.objects.forward.forward": STRUCTURAL,
+    "djony.objects.forward.has_forward": STRUCTURAL,
     "djony.bridge.backends.postgresql.provider_for": STRUCTURAL,
     "djony.bridge.backends.mysql.mysql_provider": STRUCTURAL,
     "Options._djony_description": STRUCTURAL,

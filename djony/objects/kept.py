@@ -151,8 +151,13 @@ register(
 register(
     "djony.objects.forward.forward",
     "(a model, a field name) -> the forward foreign key a page reads once for its "
-    "objects, or None; and a model -> whether it has one (functools.cache)",
+    "objects, or None (functools.cache)",
     "one per model and foreign key whose page objects read it",
+)
+register(
+    "djony.objects.forward.has_forward",
+    "a model -> whether a forward foreign key of it is read once for a page (functools.cache)",
+    "one per model whose objects are loaded together",
 )
 register(
     "djony.bridge.backends.postgresql.provider_for",
