@@ -158,12 +158,13 @@ def _related(info: Forward, owner: Any, page: Any) -> Any:
             value = peer.__dict__.get(info.attname)
             if type(value) is int and router.db_for_read(info.target, instance=peer) == alias:
                 keys.add(value)
-        table = page.gets[table_key] = PageTable(count, keys, _objects(info, alias, keys))
+        table = page.gets[table_key] = PageTable(count, keys, _objects(info, alias, keys, page))
     return table.by_key.get(key)
 
 
-def _objects(info: Forward, alias: str, keys: set) -> dict[int, Any]:
-    """The related objects of ``keys`` on ``alias``, by key, a page of their own."""
+def _objects(info: Forward, alias: str, keys: set, page: Any) -> dict[int, Any]:
+    """The related objects of ``keys`` on ``alias``, by key, a page of their own
+    (``page.together``: :func:`djony.objects.peers.load_together`)."""
     queryset = info.target._base_manager.db_manager(alias).all()
     rows = page_rows.rows(
         (info.target, info.target_name, "forward"),
@@ -180,7 +181,5 @@ def _objects(info: Forward, alias: str, keys: set) -> dict[int, Any]:
     built = list(by_key.values())
     track_peers(queryset, built)
     if built:
-        from djony.objects.peers import load_together  # peers installs this module's cache
-
-        load_together(built)
+        page.together(built)
     return by_key

@@ -166,6 +166,11 @@ class _Page:
         #: What the page's related ``get()``/``count()``/``exists()`` read (:mod:`.page_gets`).
         self.gets: dict = {}
 
+    @staticmethod
+    def together(objects: list[Any]) -> None:
+        """Make ``objects`` (read for the page's: their related objects) a page of their own."""
+        load_together(objects)
+
     def owners(self) -> list[Any]:
         """The page's live instances."""
         alive = (ref() for ref in self.objects)
