@@ -31,7 +31,6 @@ A key without a row (a dangling key) and everything else is Django's own query.
 from __future__ import annotations
 
 import functools
-import weakref
 from typing import Any
 
 from django.db import models, router
@@ -45,22 +44,7 @@ from djony.bridge.writes import written
 from djony.meta.compat import fetches_one, instance_builder, track_peers
 from djony.objects import page_rows
 from djony.objects.compiled import plain_manager
-from djony.objects.page_gets import PageTable
-
-#: Internal types of the related columns whose values Python compares as every database.
-INTEGER_KEYS = frozenset(
-    {
-        "AutoField",
-        "BigAutoField",
-        "SmallAutoField",
-        "IntegerField",
-        "BigIntegerField",
-        "SmallIntegerField",
-        "PositiveIntegerField",
-        "PositiveBigIntegerField",
-        "PositiveSmallIntegerField",
-    }
-)
+from djony.objects.page_gets import INTEGER_TYPES, PageCache, PageTable
 
 
 class Forward:
@@ -100,7 +84,7 @@ def forward(owner: type[models.Model], name: str) -> Forward | None:
         target = field.remote_field.model
         if target._meta.parents or not plain_manager(target, target._base_manager):
             return None
-        if field.target_field.get_internal_type() not in INTEGER_KEYS:
+        if field.target_field.get_internal_type() not in INTEGER_TYPES:
             return None
         return Forward(field)
     return None
@@ -112,19 +96,11 @@ def has_forward(model: type[models.Model]) -> bool:
     return any(forward(model, field.name) for field in model._meta.concrete_fields)
 
 
-class ForwardCache(dict):
+class ForwardCache(PageCache):
     """An instance's ``_state.fields_cache``: a missing forward foreign key is read for
-    the page (see the module); anything else is missing as in Django's own cache.
+    the page (see the module); anything else is missing as in Django's own cache."""
 
-    A copied or pickled cache is a plain ``dict``.
-    """
-
-    __slots__ = ("_owner", "_page")
-
-    def __init__(self, entries: Any, owner: Any, page: Any) -> None:
-        super().__init__(entries)
-        self._owner = weakref.ref(owner)
-        self._page = page
+    __slots__ = ()
 
     def __missing__(self, name: str) -> Any:
         owner = self._owner()
@@ -136,9 +112,6 @@ class ForwardCache(dict):
         if info.one_to_one:  # as Django's descriptor: the reverse side knows its owner
             info.field.remote_field.set_cached_value(found, owner)
         return found
-
-    def __reduce__(self) -> Any:
-        return (dict, (dict(self),))
 
 
 def _related(info: Forward, owner: Any, page: Any) -> Any:

@@ -35,6 +35,7 @@ Anything else is Django's own method, as it is.
 from __future__ import annotations
 
 import functools
+import weakref
 from typing import Any
 
 from django.db import connections, models, router
@@ -49,8 +50,8 @@ from djony.objects import page_rows
 from djony.objects.compiled import plain_manager
 from djony.objects.page_relations import DJANGO_MANAGERS
 
-#: Internal types whose values Python compares as every database does (``str`` below).
-_EXACT_TYPES = frozenset(
+#: Internal types of integers, whose values Python compares as every database does.
+INTEGER_TYPES = frozenset(
     {
         "AutoField",
         "BigAutoField",
@@ -61,9 +62,10 @@ _EXACT_TYPES = frozenset(
         "PositiveIntegerField",
         "PositiveBigIntegerField",
         "PositiveSmallIntegerField",
-        "BooleanField",
     }
 )
+#: Internal types whose values Python compares as every database does (``str`` below).
+_EXACT_TYPES = INTEGER_TYPES | {"BooleanField"}
 #: String types, compared exactly by SQLite's and PostgreSQL's default collations.
 _TEXT_TYPES = frozenset({"CharField", "TextField", "SlugField", "EmailField", "URLField"})
 #: The backends whose default string comparison is Python's.
@@ -143,6 +145,22 @@ class PageTable:
         #: The owner keys read for (an owner whose key changed since is read again).
         self.keys = keys
         self.by_key = by_key
+
+
+class PageCache(dict):
+    """A relation cache Django keeps on an instance of a page (``_prefetched_objects_cache``,
+    ``_state.fields_cache``) that answers what is missing from the page's reads; a copied
+    or pickled one is a plain ``dict``."""
+
+    __slots__ = ("_owner", "_page")
+
+    def __init__(self, entries: Any, owner: Any, page: Any) -> None:
+        super().__init__(entries)
+        self._owner = weakref.ref(owner)
+        self._page = page
+
+    def __reduce__(self) -> Any:
+        return (dict, (dict(self),))
 
 
 class PageRead:

@@ -182,7 +182,7 @@ class _Page:
         return [obj for obj in alive if obj is not None and name not in obj.__dict__.get(CACHE, ())]
 
 
-class PeerCache(dict):
+class PeerCache(page_gets.PageCache):
     """An instance's ``_prefetched_objects_cache``: a missing to-many loads for the page.
 
     A missing entry answers the queryset the manager would build, whose evaluation loads
@@ -190,12 +190,7 @@ class PeerCache(dict):
     own query, as on Django.
     """
 
-    __slots__ = ("_owner", "_page")
-
-    def __init__(self, entries: Any, owner: Any, page: _Page) -> None:
-        super().__init__(entries)
-        self._owner = weakref.ref(owner)
-        self._page = page
+    __slots__ = ()
 
     def __getitem__(self, name: str) -> Any:
         queryset = super().__getitem__(name)
@@ -255,9 +250,6 @@ class PeerCache(dict):
         if queryset is None:
             queryset = self._probe(getattr(owner, info.accessor))
         return queryset
-
-    def __reduce__(self) -> Any:
-        return (dict, (dict(self),))
 
 
 def _ordered(queryset: Any) -> bool:
