@@ -44,7 +44,7 @@ from djony.bridge.writes import written
 from djony.meta.compat import fetches_one, instance_builder, track_peers
 from djony.objects import page_rows
 from djony.objects.compiled import plain_manager
-from djony.objects.page_gets import INTEGER_TYPES, PageCache, PageTable
+from djony.objects.page_gets import INTEGER_TYPES, PageCache, page_read
 
 
 class Forward:
@@ -123,16 +123,23 @@ def _related(info: Forward, owner: Any, page: Any) -> Any:
     count = written(alias, router.db_for_write(info.target, instance=owner))
     if count is None:
         return None
-    table_key = (info.field.name, "forward", alias)
-    table = page.gets.get(table_key)
-    if table is None or table.written != count or key not in table.keys:
-        keys = {key}
+
+    def owner_keys() -> set:
+        keys = set()
         for peer in page.owners():
             value = peer.__dict__.get(info.attname)
             if type(value) is int and router.db_for_read(info.target, instance=peer) == alias:
                 keys.add(value)
-        table = page.gets[table_key] = PageTable(count, keys, _objects(info, alias, keys, page))
-    return table.by_key.get(key)
+        return keys
+
+    return page_read(
+        page,
+        (info.field.name, "forward", alias),
+        count,
+        key,
+        owner_keys,
+        lambda keys: _objects(info, alias, keys, page),
+    )
 
 
 def _objects(info: Forward, alias: str, keys: set, page: Any) -> dict[int, Any]:
@@ -142,7 +149,7 @@ def _objects(info: Forward, alias: str, keys: set, page: Any) -> dict[int, Any]:
     rows = page_rows.rows(
         (info.target, info.target_name, "forward"),
         alias,
-        sorted(keys),
+        keys,
         lambda listed: (
             queryset.filter(**{f"{info.target_name}{LOOKUP_SEP}in": listed})
             .order_by()

@@ -147,6 +147,18 @@ class PageTable:
         self.by_key = by_key
 
 
+def page_read(page: Any, table_key: tuple, count: int, key: Any, owner_keys: Any, load: Any) -> Any:
+    """``key``'s entry of ``page``'s read ``table_key`` at write count ``count``: read
+    for ``owner_keys()`` and ``key`` by ``load(keys)`` (every key's, by key), again after a
+    write or for a key the read did not have."""
+    table = page.gets.get(table_key)
+    if table is None or table.written != count or key not in table.keys:
+        keys = owner_keys()
+        keys.add(key)
+        table = page.gets[table_key] = PageTable(count, keys, load(keys))
+    return table.by_key.get(key)
+
+
 class PageCache(dict):
     """A relation cache Django keeps on an instance of a page (``_prefetched_objects_cache``,
     ``_state.fields_cache``) that answers what is missing from the page's reads; a copied
@@ -208,14 +220,11 @@ class PageRead:
         key = getattr(self.owner, info.key)
         if key is None:
             return None
-        table_key = (info.cache_name, kind, alias)
-        table = self.page.gets.get(table_key)
-        if table is None or table.written != count or key not in table.keys:
-            keys = {getattr(owner, info.key) for owner in self.page.owners()}
-            keys.discard(None)
-            keys.add(key)
-            table = self.page.gets[table_key] = PageTable(count, keys, load(keys))
-        return table.by_key.get(key)
+
+        def owner_keys() -> set:
+            return {getattr(owner, info.key) for owner in self.page.owners()} - {None}
+
+        return page_read(self.page, (info.cache_name, kind, alias), count, key, owner_keys, load)
 
     def _queryset(self, alias: str, keys: list) -> models.QuerySet:
         """The related model's rows of ``keys``' owners (its plain default manager)."""
@@ -230,7 +239,7 @@ class PageRead:
         return page_rows.rows(
             (info.model, info.field.attname, kind),
             alias,
-            list(keys),
+            keys,
             lambda listed: select(self._queryset(alias, listed)),
         )
 

@@ -52,22 +52,27 @@ class RowsQuery(KeptSQL):
         return [tuple(row) for row in found]
 
 
-def rows(kind: Hashable, alias: str, keys: list, build: Callable[[list], Any]) -> list[tuple]:
-    """``list(build(keys))``, a ``values_list`` queryset on ``alias`` whose only parameters
-    are ``keys`` (distinct, of one type), by the SQL kept for ``kind`` and as many keys."""
-    key_type = type(keys[0])
+def rows(kind: Hashable, alias: str, keys: set, build: Callable[[list], Any]) -> list[tuple]:
+    """``list(build(listed))``, a ``values_list`` queryset on ``alias`` whose only
+    parameters are ``listed``, the ``keys`` in order, by the SQL kept for ``kind`` and as
+    many keys (of one type: Django's own query for a mix)."""
+    key_type = type(next(iter(keys)))
     if any(type(key) is not key_type for key in keys):
-        return list(build(keys))
-    kept_key = (kind, alias, len(keys), key_type)
+        return list(build(list(keys)))
+    try:
+        listed = sorted(keys)  # one order of the same keys: the same parameters
+    except TypeError:  # keys without an order: Django's own query
+        return list(build(list(keys)))
+    kept_key = (kind, alias, len(listed), key_type)
     if kept_key not in _KEPT:
-        queryset = build(keys)
-        _KEPT[kept_key] = _compile(queryset, keys, alias)
+        queryset = build(listed)
+        _KEPT[kept_key] = _compile(queryset, listed, alias)
         if _KEPT[kept_key] is None:
             return list(queryset)
     kept = _KEPT.get(kept_key)
     if kept is None:
-        return list(build(keys))
-    return kept.rows(keys)
+        return list(build(listed))
+    return kept.rows(listed)
 
 
 def _compile(queryset: models.QuerySet, keys: list, alias: str) -> RowsQuery | None:
