@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 import weakref
 from typing import Any
 
@@ -16,7 +17,7 @@ from django.core.exceptions import FieldError
 from django.db import models
 from django.db.models import JSONField
 from django.db.models.constants import LOOKUP_SEP
-from django.db.models.query import ModelIterable
+from django.db.models.query import ModelIterable, get_related_populators
 
 try:  # Django 6.1+
     from django.db.models import JSONNull
@@ -123,6 +124,100 @@ def evaluate_compiled(queryset: Any, compiler: Any, compiled: tuple[str, Any]) -
     finally:
         query.__dict__.pop("get_compiler", None)
         compiler.__dict__.pop("as_sql", None)
+
+
+def builds_from_rows(queryset: Any, compiler: Any) -> bool:
+    """Whether :func:`objects_from_rows` builds what Django's own iterable would build of
+    ``queryset`` from the rows of ``compiler``'s SQL (a compiler that compiled it).
+
+    Only for a queryset of model instances not evaluated yet, on the compiler's database,
+    with no ``prefetch_related``, whose SQL selects no column Django's iterable drops
+    (``extra(select=...)`` columns added for ordering) and every column of the related
+    objects it knows beforehand (a related manager's owner: Django 6.1 skips those of a
+    deferred column, which earlier versions would load).
+    """
+    if (
+        queryset._iterable_class is not ModelIterable
+        or queryset._result_cache is not None
+        or queryset._prefetch_related_lookups
+        or queryset.db != compiler.using
+        or compiler.has_extra_select
+    ):
+        return False
+    selected = set(_init_list(compiler))
+    return all(set(attnames) <= selected for _field, _objects, attnames in _known_related(queryset))
+
+
+def _init_list(compiler: Any) -> list[str]:
+    """The model's columns among ``compiler``'s selected ones, as ``from_db`` takes them."""
+    fields = compiler.klass_info["select_fields"]
+    start, end = fields[0], fields[-1] + 1
+    return [column[0].target.attname for column in compiler.select[start:end]]
+
+
+def _known_related(queryset: Any) -> list[tuple[Any, dict, list[str]]]:
+    """``queryset``'s known related objects, with the owner's columns naming them."""
+    return [
+        (
+            field,
+            related,
+            [
+                field.attname if name == "self" else queryset.model._meta.get_field(name).attname
+                for name in field.from_fields
+            ],
+        )
+        for field, related in queryset._known_related_objects.items()
+    ]
+
+
+def objects_from_rows(queryset: Any, compiler: Any, rows: Any) -> list[Any]:
+    """The instances Django's ``ModelIterable`` builds of ``queryset`` from ``rows`` (its
+    query's rows, converted as Django converts them), where :func:`builds_from_rows`.
+
+    As Django's own loop: ``from_db`` of the model's columns (with the fetch mode on
+    Django 6.1), the ``select_related`` objects by Django's own populators, annotations
+    as attributes, the known related objects where nothing cached one, peers tracked for
+    ``FETCH_PEERS``.  It spares a query that was compiled once what Django's iterable
+    costs around it (the compiler's executor and its chunked fetch).
+    """
+    select, klass_info = compiler.select, compiler.klass_info
+    annotations = compiler.annotation_col_map
+    db = queryset.db
+    fields = klass_info["select_fields"]
+    start, end = fields[0], fields[-1] + 1
+    init_list = _init_list(compiler)
+    known = [
+        (field, related, operator.attrgetter(*attnames))
+        for field, related, attnames in _known_related(queryset)
+    ]
+    build = instance_builder(queryset)
+    if _POPULATORS_TAKE_FETCH_MODE:
+        populators = get_related_populators(klass_info, select, db, queryset._fetch_mode)
+    else:
+        populators = get_related_populators(klass_info, select, db)
+    found = []
+    for row in rows:
+        obj = build(db, init_list, row[start:end])
+        for populator in populators:
+            populator.populate(row, obj)
+        if annotations:
+            for name, position in annotations.items():
+                setattr(obj, name, row[position])
+        for field, related, key_of in known:
+            if field.is_cached(obj):
+                continue  # select_related's object stays
+            try:
+                known_object = related[key_of(obj)]
+            except KeyError:
+                continue  # not one of the known objects (a combined queryset's row)
+            setattr(obj, field.name, known_object)
+        found.append(obj)
+    track_peers(queryset, found)
+    return found
+
+
+#: Django 6.1's populators of ``select_related`` objects take the fetch mode.
+_POPULATORS_TAKE_FETCH_MODE = "fetch_mode" in inspect.signature(get_related_populators).parameters
 
 
 #: Django 6.1's default fetch mode (``None`` before 6.1, which loads one object at a time).

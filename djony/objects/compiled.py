@@ -31,7 +31,7 @@ from django.db.models.fields.related_lookups import RelatedIn, RelatedLookupMixi
 from django.db.models.lookups import BuiltinLookup, Exact, In, Lookup
 from django.db.models.sql.where import WhereNode
 
-from djony.meta.compat import evaluate_compiled
+from djony.meta.compat import builds_from_rows, evaluate_compiled, objects_from_rows
 from djony.objects.independent import request_independent
 from djony.objects.kept import BoundedCache
 
@@ -137,13 +137,22 @@ class KeptSQL:
         """``list(queryset)`` by the kept SQL with ``params`` (:meth:`params_for`).
 
         For ``queryset`` of this request, built as the kept one was (``finish`` of the
-        same base filtered by another value): Django's own iterable builds its objects
-        (``select_related``'s related objects, ``prefetch_related`` after), from the kept
-        compiler's description of the columns, on this thread's connection.
+        same base filtered by another value), on this thread's connection.  The objects
+        are built from the rows as Django's own iterable builds them, from the kept
+        compiler's description of the columns (:func:`~djony.meta.compat.objects_from_rows`);
+        where that one decides more (``prefetch_related`` ...), Django's iterable runs the
+        kept SQL itself.
         """
+        converter, converters = self.converters()
+        if builds_from_rows(queryset, self.template):
+            with connections[self.alias].cursor() as cursor:
+                cursor.execute(self.sql, params)
+                rows = cursor.fetchall()
+            if converters:
+                rows = converter.apply_converters(rows, converters)
+            return objects_from_rows(queryset, self.template, rows)
         compiler = copy.copy(self.template)
         compiler.connection = connections[self.alias]
-        _, converters = self.converters()
         own = compiler.get_converters
 
         def get_converters(expressions: list) -> dict:
