@@ -32,6 +32,7 @@ from django.db.models.query import get_prefetcher
 from djony.serving import class_attribute, load_page_relation, pin_reads, plain_manager
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.onevalue import KeptForValue
+from tastypie_djony.ties import sort_columns, tied
 
 #: How many levels of ``full=True`` related resources get their related data loaded
 #: per page (page loaders) and their own nested plans (:mod:`tastypie_djony.sources.nested`).
@@ -192,16 +193,26 @@ class Relation:
             return self._own_manager_keys(result, key_field)
         if len(owner_keys) == 1:
             (owner,) = owner_keys
-            columns = [field.attname for field in self.target._meta.concrete_fields]
-            wanted = "pk" if key_field == "pk" else key_field
-            index = columns.index(self.target._meta.pk.attname if wanted == "pk" else wanted)
-            result[owner] = [row[index] for row in self._one_owner_rows(owner, columns)]
+            result[owner] = self._one_owner_keys(owner, key_field)
             return result
         lookup = {str(key): key for key in owner_keys} if self.generic else None
         owners = self._owners_list().filter(**{f"{self.path}__in": owner_keys})
-        for owner, key in owners.values_list_rows([self.path, key_field]):
-            result[lookup[str(owner)] if lookup is not None else owner].append(key)
+        sorted_by = sort_columns(owners.queryset) or []
+        read = owners.values_list_rows([self.path, key_field, *sorted_by])
+        found = [(lookup[str(row[0])] if lookup is not None else row[0], row) for row in read]
+        for owner, row in found:
+            result[owner].append(row[1])
+        # Ties in the sort values: the order of each owner's own query (see tastypie_djony.ties).
+        for owner in tied([(owner, row[2:]) for owner, row in found]) if sorted_by else ():
+            result[owner] = self._one_owner_keys(owner, key_field)
         return result
+
+    def _one_owner_keys(self, owner: Any, key_field: str) -> list[Any]:
+        """``owner``'s related ``key_field`` values, by its related manager's own query."""
+        columns = [field.attname for field in self.target._meta.concrete_fields]
+        wanted = "pk" if key_field == "pk" else key_field
+        index = columns.index(self.target._meta.pk.attname if wanted == "pk" else wanted)
+        return [row[index] for row in self._one_owner_rows(owner, columns)]
 
     def _owners_list(self) -> DjonyObjectList:
         """The related rows before the owners' filter (:meth:`_related`), as an object list."""

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
+from django.db.models.functions import Lower
 
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import Relation, ToOneRelation, prefetch_loader
+from tastypie_djony.ties import sort_columns, tied
 from tests.instances.models import Comment, Note, Writer
 from tests.testapp.models import (
     Author,
@@ -108,6 +110,69 @@ def test_related_keys_of_many_owners_are_each_related_manager_s(rows, model, att
     assert any(expected.values()) and not all(expected.values())
     relation = Relation.find(model, attribute)
     assert in_order(relation, relation.related_keys(list(expected))) == in_order(relation, expected)
+
+
+def test_related_keys_of_many_owners_keep_each_owner_s_order_of_ties(
+    db, django_assert_num_queries
+) -> None:
+    """Rows of equal sort values (books of one title, ``Book.Meta.ordering``) come in the
+    order each owner's related manager gives them, though the owners' rows are read as
+    one set (PostgreSQL sorts more than a few rows in an order of its own): owners with
+    ties are read by their own query, the others not."""
+    authors = [Author.objects.create(name=f"author {n}") for n in range(4)]
+    titles = ["Zeta", "Alpha", "Mid", "Alpha", "Zeta", "Mid", "Alpha", "Beta"]
+    for author in authors[:3]:  # ties under three titles, written out of order
+        for title in titles:
+            Book.objects.create(title=title, author=author)
+    for title in ["Zeta", "Alpha", "Mid"]:  # no ties
+        Book.objects.create(title=title, author=authors[3])
+    expected = {author.pk: list(author.books.values_list("pk", flat=True)) for author in authors}
+    relation = Relation.find(Author, "books")
+    with django_assert_num_queries(1 + 3):
+        assert relation.related_keys(list(expected)) == expected
+
+
+@pytest.mark.parametrize(
+    "queryset, columns",
+    [
+        (lambda: Book.objects.all(), ["title"]),
+        (lambda: Book.objects.order_by("-pages", "title"), ["pages", "title"]),
+        (lambda: Book.objects.order_by("title", "-id"), []),
+        (lambda: Author.objects.all(), []),
+        (lambda: Book.objects.order_by(), []),
+        (lambda: Book.objects.order_by("author__name"), None),
+        (lambda: Book.objects.order_by("author"), None),
+        (lambda: Book.objects.order_by(Lower("title")), None),
+        (lambda: Book.objects.order_by("?"), None),
+    ],
+    ids=[
+        "meta-ordering",
+        "own-ordering",
+        "key-after",
+        "key-ordering",
+        "unordered",
+        "joined",
+        "relation",
+        "expression",
+        "random",
+    ],
+)
+def test_sort_columns_are_the_columns_rows_are_sorted_by(db, queryset, columns) -> None:
+    assert sort_columns(queryset()) == columns
+
+
+def test_tied_owners_are_those_with_equal_sort_values_in_a_row() -> None:
+    rows = [
+        (1, ("Alpha", 3)),
+        (2, ("Alpha", 3)),  # another owner's: no tie
+        (1, ("Alpha", 4)),
+        (3, ("Émile", None)),
+        (3, ("emile", None)),  # a case- and accent-insensitive collation's tie
+        (4, ("x", None)),
+        (4, ("y", None)),
+    ]
+    assert tied(rows) == {3}
+    assert tied([(1, (None,)), (1, (None,))]) == {1}
 
 
 @pytest.mark.parametrize("model, attribute", RELATIONS, ids=IDS)

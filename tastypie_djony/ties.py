@@ -1,0 +1,75 @@
+"""Related rows of equal sort values, read for several owners at once.
+
+Each owner's related manager runs a query of its own (``WHERE owner_id = %s ORDER BY
+time``), and SQL leaves the order of rows whose sort values are equal to the database:
+PostgreSQL's sort gives them in an order of its own, which depends on the rows it sorts.
+The rows of a page's owners are read in one query and sorted as one set, so their ties
+may come in another order than each owner's query gives.  :func:`sort_columns` names
+what a relation's rows are sorted by, :func:`tied` tells the owners with ties apart:
+those are read by their own query (:meth:`tastypie_djony.related.Relation.related_keys`).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from django.db.models.constants import LOOKUP_SEP
+
+
+def sort_columns(queryset: Any) -> list[str] | None:
+    """The columns ``queryset``'s rows are sorted by, as ``values_list`` names them.
+
+    ``[]`` when no two rows can tie (no order, or an order by the key); ``None`` when
+    the order is not columns alone (an expression, ``?``, ``extra(order_by=...)``).
+    """
+    query = queryset.query
+    model = queryset.model
+    ordering = query.order_by or (model._meta.ordering if query.default_ordering else ())
+    if not ordering:
+        return []
+    if query.extra_order_by:
+        return None
+    key_names = {"pk", model._meta.pk.name, model._meta.pk.attname}
+    columns = []
+    for term in ordering:
+        if not isinstance(term, str) or term == "?":
+            return None
+        name = term.removeprefix("-")
+        if name in key_names:
+            return []  # the key is unique: no two rows tie in an order naming it
+        if LOOKUP_SEP in name or name not in _plain_columns(model):
+            return None  # a relation sorts by the related model's order; a joined column
+        columns.append(name)
+    return columns
+
+
+def _plain_columns(model: Any) -> set[str]:
+    return {field.name for field in model._meta.concrete_fields if not field.is_relation}
+
+
+def tied(rows: list[tuple[Any, tuple]]) -> set[Any]:
+    """The owners among ``rows`` (``(owner, sort values)`` in the query's order) two of
+    whose rows have equal sort values.
+
+    Text compares as a case- and accent-insensitive collation would (MySQL's default
+    ones): a tie the database sees is never missed, an extra one costs a query.
+    """
+    last: dict[Any, tuple] = {}
+    found = set()
+    for owner, values in rows:
+        values = tuple(_collated(value) for value in values)
+        if last.get(owner, _NONE) == values:
+            found.add(owner)
+        last[owner] = values
+    return found
+
+
+_NONE = object()
+
+
+def _collated(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    decomposed = unicodedata.normalize("NFKD", value.casefold())
+    return "".join(char for char in decomposed if not unicodedata.combining(char)).strip()
