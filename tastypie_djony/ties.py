@@ -31,6 +31,7 @@ def sort_columns(queryset: Any) -> list[str] | None:
     if query.extra_order_by:
         return None
     key_names = {"pk", model._meta.pk.name, model._meta.pk.attname}
+    plain = {field.name for field in model._meta.concrete_fields if not field.is_relation}
     columns = []
     for term in ordering:
         if not isinstance(term, str) or term == "?":
@@ -38,22 +39,19 @@ def sort_columns(queryset: Any) -> list[str] | None:
         name = term.removeprefix("-")
         if name in key_names:
             return []  # the key is unique: no two rows tie in an order naming it
-        if LOOKUP_SEP in name or name not in _plain_columns(model):
+        if LOOKUP_SEP in name or name not in plain:
             return None  # a relation sorts by the related model's order; a joined column
         columns.append(name)
     return columns
-
-
-def _plain_columns(model: Any) -> set[str]:
-    return {field.name for field in model._meta.concrete_fields if not field.is_relation}
 
 
 def tied(rows: list[tuple[Any, tuple]]) -> set[Any]:
     """The owners among ``rows`` (``(owner, sort values)`` in the query's order) two of
     whose rows have equal sort values.
 
-    Text compares as a case- and accent-insensitive collation would (MySQL's default
-    ones): a tie the database sees is never missed, an extra one costs a query.
+    Text compares as a case- and accent-insensitive, trailing-space-blind collation
+    would (MySQL's default ones): a tie the database sees is never missed, an extra one
+    costs a query.
     """
     last: dict[Any, tuple] = {}
     found = set()
@@ -72,4 +70,4 @@ def _collated(value: Any) -> Any:
     if not isinstance(value, str):
         return value
     decomposed = unicodedata.normalize("NFKD", value.casefold())
-    return "".join(char for char in decomposed if not unicodedata.combining(char)).strip()
+    return "".join(char for char in decomposed if not unicodedata.combining(char)).rstrip()

@@ -144,15 +144,18 @@ def builds_from_rows(queryset: Any, compiler: Any) -> bool:
         or compiler.has_extra_select
     ):
         return False
-    selected = set(_init_list(compiler))
+    if not queryset._known_related_objects:
+        return True
+    selected = set(_model_columns(compiler)[2])
     return all(set(attnames) <= selected for _field, _objects, attnames in _known_related(queryset))
 
 
-def _init_list(compiler: Any) -> list[str]:
-    """The model's columns among ``compiler``'s selected ones, as ``from_db`` takes them."""
+def _model_columns(compiler: Any) -> tuple[int, int, list[str]]:
+    """Where the model's own columns are among ``compiler``'s selected ones, and their
+    names as ``from_db`` takes them."""
     fields = compiler.klass_info["select_fields"]
     start, end = fields[0], fields[-1] + 1
-    return [column[0].target.attname for column in compiler.select[start:end]]
+    return start, end, [column[0].target.attname for column in compiler.select[start:end]]
 
 
 def _known_related(queryset: Any) -> list[tuple[Any, dict, list[str]]]:
@@ -183,9 +186,7 @@ def objects_from_rows(queryset: Any, compiler: Any, rows: Any) -> list[Any]:
     select, klass_info = compiler.select, compiler.klass_info
     annotations = compiler.annotation_col_map
     db = queryset.db
-    fields = klass_info["select_fields"]
-    start, end = fields[0], fields[-1] + 1
-    init_list = _init_list(compiler)
+    start, end, init_list = _model_columns(compiler)
     known = [
         (field, related, operator.attrgetter(*attnames))
         for field, related, attnames in _known_related(queryset)
