@@ -128,6 +128,20 @@ def test_compare_refuses_bad_options_before_doing_anything(example_env):
     assert "Checking" not in done.stderr
 
 
+def stop_compare(process: subprocess.Popen) -> None:
+    """Stop a ``compare`` still running: SIGTERM first, which it answers by stopping its
+    server (started in a session of its own, which a SIGKILL of compare would leave
+    running), then SIGKILL."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+
+
 def test_ctrl_c_stops_the_server(example_env):
     options = "-n 100000 -c 2 --warmup 0 --client builtin --endpoint user-list --duration 60"
     options = options.split()
@@ -153,9 +167,7 @@ def test_ctrl_c_stops_the_server(example_env):
         process.send_signal(signal.SIGINT)
         _, rest = process.communicate(timeout=60)
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        stop_compare(process)
     assert process.returncode == 130, rest[-2000:]
     assert "Interrupted; the server was stopped." in rest
     assert_nothing_listens(port)
