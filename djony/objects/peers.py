@@ -215,11 +215,8 @@ class PeerCache(page_gets.PageCache):
             raise KeyError(name)
         queryset = self._probe(manager)
         if len(page.objects) == 1:  # one owner: its own query, by the SQL kept for it
-            read = kept_read(owner, name, queryset)
-            if read is None:
-                page.refused.add(name)
-                return self._own(owner, name, queryset)
-            queryset._fetch_all = functools.partial(_read_kept, queryset, read)
+            # ... when evaluated: a get(), count() or filter() never needs it.
+            queryset._fetch_all = functools.partial(_read_kept, queryset, owner, name, page)
             return queryset
         if name not in page.any_order and not _ordered(queryset):
             page.refused.add(name)
@@ -264,10 +261,16 @@ def _ordered(queryset: Any) -> bool:
     return bool(query.default_ordering and query.get_meta().ordering and not query.group_by)
 
 
-def _read_kept(queryset: Any, read: Any) -> None:
-    """Evaluate ``queryset`` (one owner's) by ``read``, the kept SQL, while unchanged."""
+def _read_kept(queryset: Any, owner: Any, name: str, page: _Page) -> None:
+    """Evaluate ``queryset`` (``owner``'s ``name``, the page's one owner) by the SQL kept for
+    the relation while unchanged; where none serves it, Django's own query (and the page's
+    later reads of ``name`` are Django's from the start)."""
     if queryset._result_cache is None and untouched(queryset):
-        queryset._result_cache = read()  # None: Django's own query, below
+        read = kept_read(owner, name, queryset)
+        if read is None:
+            page.refused.add(name)
+        else:
+            queryset._result_cache = read()  # None: Django's own query, below
     type(queryset)._fetch_all(queryset)
 
 

@@ -43,11 +43,11 @@ def kept_read(owner: models.Model, name: str, queryset: models.QuerySet) -> Any:
     """What evaluates ``queryset`` (``owner``'s related manager's, unevaluated and unchanged)
     by the SQL kept for relation ``name``, or ``None`` (Django's own query).
 
-    Compiles and checks the SQL the first time (for this owner).  Asked before the caller
-    changes anything of ``queryset``: what it answers evaluates a copy made now.  That
-    answers the related objects, or ``None`` where Django's query decides this owner's key
-    (its preparation is asked when the relation is read, not before: a ``get()`` answered
-    otherwise, :mod:`djony.objects.page_gets`, never needs it).
+    Compiles and checks the SQL the first time (for this owner).  Asked when ``queryset``
+    is evaluated, while nothing changed it (:func:`untouched`): what it answers evaluates
+    a copy made now.  That answers the related objects, or ``None`` where Django's query
+    decides this owner's key (a ``get()`` or ``count()`` answered otherwise,
+    :mod:`djony.objects.page_gets`, never asks).
     """
     condition = _condition(queryset)
     if condition is None or queryset._iterable_class is not ModelIterable:
@@ -125,8 +125,13 @@ def _with_query(queryset: models.QuerySet, query: Any, filtered: bool) -> models
     """A copy of unevaluated ``queryset`` (hints, known related objects, iterable ...) over
     ``query``; ``filtered``: ``query`` holds the manager's condition (the kept query), else
     it is a clone of the queryset's own, which the deferred condition is applied to."""
-    made = type(queryset).__new__(type(queryset))
-    made.__dict__.update(queryset.__dict__)
+    kind = type(queryset)
+    made = kind.__new__(kind)
+    # Not what was set on the instance over the class's methods (the page's evaluation,
+    # get(), count(): djony.objects.peers, page_gets): they answer for that queryset.
+    made.__dict__.update(
+        (name, value) for name, value in queryset.__dict__.items() if not hasattr(kind, name)
+    )
     made._query = query
     made._prefetch_related_lookups = list(queryset._prefetch_related_lookups)
     if filtered:

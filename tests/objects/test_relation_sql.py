@@ -13,7 +13,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from djony.objects import relation_sql
-from djony.serving import load_together
+from djony.serving import load_together, watching_writes
 from tests.objects.relations import RELATIONS
 from tests.patterns.models import Critique, Novel, Scribe
 from tests.testapp.models import Author, Book, Club, Membership, Review, Tag
@@ -105,3 +105,31 @@ def test_a_default_manager_that_filters_is_asked_each_time():
         found = list(alone(Novel.objects.get(pk=novel.pk)).critique_set.all())
         assert [c.text for c in found] == [c.text for c in novel.critique_set.all()]
     assert not [kept for kept in relation_sql._KEPT.values() if kept is not None]
+
+
+def test_a_relation_only_asked_get_or_count_compiles_nothing(books):
+    """Its rows come from the page's read (``page_gets``): the kept SQL of the relation's
+    evaluation is made when something evaluates it, not before."""
+    with watching_writes():
+        book = alone(Book.objects.get(pk=books[2].pk))
+        with CaptureQueriesContext(connection) as reads:
+            assert book.reviews.get(stars=1).stars == 1
+            assert book.reviews.count() == 3
+        assert len(reads) == 2  # the page's rows, the page's counts
+        assert not relation_sql._KEPT
+        expected = [r.pk for r in Book.objects.get(pk=books[2].pk).reviews.all()]
+        assert [r.pk for r in book.reviews.all()] == expected
+    assert [kept for kept in relation_sql._KEPT.values() if kept is not None]
+
+
+def test_the_queryset_a_get_was_answered_on_evaluates_by_the_kept_sql(books):
+    with watching_writes():
+        book = alone(Book.objects.get(pk=books[1].pk))
+        reviews = book.reviews.all()
+        assert reviews.get(stars=0).book is book
+        with CaptureQueriesContext(connection) as reads:
+            found = list(reviews)
+        assert [r.pk for r in found] == [r.pk for r in Review.objects.filter(book=books[1])]
+        assert all(review.book is book for review in found)
+        assert len(reads) == 1
+        assert reviews.count() == 2  # the evaluated queryset counts its objects, as Django's
