@@ -58,6 +58,7 @@ from tastypie_djony.fields import (
 )
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import prefetch_loader
+from tastypie_djony.schema import bare_schema, serve_schema
 from tastypie_djony.serve.choice import declined, detail_choice, plan_for, served_by
 from tastypie_djony.serve.detail import serve_detail
 from tastypie_djony.serve.lists import serve_list
@@ -292,6 +293,13 @@ class DjonyResource(
         return serve_list(
             self, plan, request, kwargs, functools.partial(self._general_list, request)
         )
+
+    def get_schema(self, request: Any, **kwargs: Any) -> HttpResponse:
+        """Tastypie's ``get_schema``; where its authorization needs no object, without
+        building the empty object and the object list (:mod:`tastypie_djony.schema`)."""
+        if not bare_schema(self, DjonyResource):
+            return super().get_schema(request, **kwargs)
+        return serve_schema(self, request)
 
     def _general_list(self, request: Any, page: dict) -> HttpResponse:
         """The rest of Tastypie's ``get_list`` for a page of objects."""
