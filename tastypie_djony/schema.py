@@ -3,8 +3,9 @@
 Tastypie's ``get_schema`` builds a bundle of an empty object (``build_bundle()``:
 ``Meta.object_class()``), the object list (``get_object_list(request)``) and asks
 ``authorized_read_detail(object_list, bundle)``, then writes ``build_schema()``.  When
-the authorization's answer is known without them (:func:`~tastypie_djony.stock.detail_authorization`:
-Tastypie's ``Authorization``/``ReadOnlyAuthorization`` allow everything; a stock
+the authorization's answer is known without them
+(:func:`~tastypie_djony.stock.detail_authorization`: Tastypie's
+``Authorization``/``ReadOnlyAuthorization`` allow everything; a stock
 ``DjangoAuthorization`` needs the model class only), :func:`bare_schema` says whether
 building them can be skipped with nothing else changing:
 
