@@ -11,6 +11,8 @@ own method and changes only what it answers for that input.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.core.exceptions import FieldError, ValidationError
@@ -74,10 +76,8 @@ class ClientInputMixin:
 
     def get_multiple(self, request: Any, **kwargs: Any) -> Any:
         """``set/1;2/``; a key of the wrong type (``set/1;abc/``) is a 400, not a 500."""
-        try:
+        with mismatched_keys_refused():
             return super().get_multiple(request, **kwargs)
-        except ValueError:
-            raise BadRequest("Invalid resource lookup data provided (mismatched type).") from None
 
     def error_response(self, request: Any, errors: Any, response_class: Any = None) -> Any:
         """Tastypie's; an error XML cannot hold (a control character or noncharacter the
@@ -87,6 +87,16 @@ class ClientInputMixin:
             return super().error_response(request, errors, response_class)
         except ValueError:  # lxml: "All strings must be XML compatible"
             return super().error_response(request, xml_safe(errors), response_class)
+
+
+@contextmanager
+def mismatched_keys_refused() -> Iterator[None]:
+    """Inside: a ``ValueError`` (Django refusing a key for the lookup: ``set/1;abc/``) is
+    Tastypie's 400 "mismatched type"."""
+    try:
+        yield
+    except ValueError:
+        raise BadRequest("Invalid resource lookup data provided (mismatched type).") from None
 
 
 #: Characters XML 1.0 cannot hold: C0 controls but tab, newline and carriage return,

@@ -49,7 +49,7 @@ from tastypie_djony.apikey import is_authenticated as apikey_authenticated
 from tastypie_djony.apikey import kept_lookup, kept_multi, multi_authenticated
 from tastypie_djony.bodies import BodiesMixin
 from tastypie_djony.checks import unservable_reason
-from tastypie_djony.clientinput import ClientInputMixin
+from tastypie_djony.clientinput import ClientInputMixin, mismatched_keys_refused
 from tastypie_djony.convert import render_json, simple
 from tastypie_djony.declaration import DjonyDeclarativeMetaclass
 from tastypie_djony.fields import (
@@ -63,6 +63,7 @@ from tastypie_djony.serve.choice import declined, detail_choice, plan_for, serve
 from tastypie_djony.serve.detail import serve_detail
 from tastypie_djony.serve.lists import serve_list
 from tastypie_djony.serve.plans import BundlePlan, RowPlan
+from tastypie_djony.serve.sets import general_set, serve_set, set_plan
 from tastypie_djony.sessions import OutsideRequestMixin, in_session
 from tastypie_djony.sources import relation_lookups
 from tastypie_djony.stock import inert_throttle, stock_uri_method, writes_stock_json
@@ -293,6 +294,17 @@ class DjonyResource(
         return serve_list(
             self, plan, request, kwargs, functools.partial(self._general_list, request)
         )
+
+    @in_session()
+    def get_multiple(self, request: Any, **kwargs: Any) -> Any:
+        """Tastypie's ``get_multiple`` (``set/1;2/``); JSON is built from the rows as a list
+        page's is (:mod:`tastypie_djony.serve.sets`)."""
+        plan = set_plan(self, DjonyResource, request)
+        if plan is None:
+            return super().get_multiple(request, **kwargs)
+        general = functools.partial(general_set, self, request)
+        with mismatched_keys_refused():
+            return serve_set(self, plan, request, kwargs, general)
 
     def get_schema(self, request: Any, **kwargs: Any) -> HttpResponse:
         """Tastypie's ``get_schema``; where its authorization needs no object, without

@@ -126,12 +126,14 @@ class FieldPlan:
             self.columns.append(column)
         return self.columns.index(column)
 
-    def selected(self, object_list: Any) -> list[str]:
-        """The columns to read for ``object_list``'s page."""
+    def selected(self, object_list: Any, also: tuple[str, ...] = ()) -> list[str]:
+        """The columns to read for ``object_list``'s page, then ``also`` (columns a
+        caller reads of the rows itself, after the plan's own)."""
         columns = list(self.columns)
         if object_list.queryset.query.distinct and "pk" not in columns:
             # DISTINCT over a few columns would merge distinct objects with equal values.
             columns.append("pk")
+        columns.extend(name for name in also if name not in columns)
         return columns
 
     def page(self, rows: list[tuple], built: list[Any] | None = None) -> Page:
@@ -163,9 +165,10 @@ class RowPlan(FieldPlan):
             return "Meta.queryset prefetches through a queryset of its own"
         return None
 
-    def rows(self, object_list: Any, kept: Any = None) -> list[tuple]:
-        """The page's rows (``kept``: its query compiled before, see ``serve.detail``)."""
-        return object_list.values_rows(self.selected(object_list), kept)
+    def rows(self, object_list: Any, kept: Any = None, also: tuple[str, ...] = ()) -> list[tuple]:
+        """The page's rows (``kept``: its query compiled before, see ``serve.detail``;
+        ``also``: as for :meth:`selected`)."""
+        return object_list.values_rows(self.selected(object_list, also), kept)
 
     def render(self, rows: list[tuple]) -> list[dict]:
         """The ``objects`` of a page of ``rows``, as Tastypie would serialise them."""
@@ -244,17 +247,19 @@ class BundlePlan(FieldPlan):
             kept.append(together if loader is load_together else loader)
         return tuple(kept)
 
-    def read(self, object_list: Any, kept: Any = None) -> tuple[list[tuple], Any, Any]:
+    def read(
+        self, object_list: Any, kept: Any = None, also: tuple[str, ...] = ()
+    ) -> tuple[list[tuple], Any, Any]:
         """The page's rows, its objects later, and what fills their relation caches.
 
         The objects, built only if some code reads ``bundle.obj``, get the relations of
         ``full=True`` fields from the nested rows (``sources.nested.NestedCaches``), then
         ``object_list``'s loaders: a hook may read any relation the resource's fields
-        name.  ``kept`` as for :meth:`RowPlan.rows`.
+        name.  ``kept`` and ``also`` as for :meth:`RowPlan.rows`.
         """
         caches = NestedCaches([step.source for step in self.steps if step.nested])
         listed = object_list.with_loaders((caches, *self.object_loaders(object_list.loaders)))
-        rows, objects = listed.rows_and_objects(self.selected(listed), kept)
+        rows, objects = listed.rows_and_objects(self.selected(listed, also), kept)
         return rows, objects, caches
 
     def values(self, rows: list[tuple], objects: Any, caches: Any = None) -> Prepared:

@@ -318,6 +318,8 @@ def build_zoo_api(api_name: str, kind: str) -> tuple[Api, Api]:
 
         def dehydrate(self, bundle):
             bundle.data["seen"] = list(bundle.data)
+            if bundle.data["labels"] is not None:  # in place: each bundle's list is its own
+                bundle.data["labels"].append("(hooked)")
             if bundle.data["number"] % 2:  # only some rows read their object
                 animal = bundle.obj
                 bundle.data["object"] = repr(animal)
