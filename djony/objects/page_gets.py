@@ -258,6 +258,31 @@ def _django_method(queryset: models.QuerySet, method: str) -> Any:
     return functools.partial(getattr(type(queryset), method), queryset)
 
 
+class OwnMethod:
+    """A method djony sets on one queryset instance over its class's (an evaluation that
+    loads for the page, a ``count()`` from loaded rows): ``call``.  Pickled (Django's
+    cache pickles a queryset with its ``__dict__``), the queryset gets Django's own method
+    back, as for :class:`PageRead`."""
+
+    __slots__ = ("queryset", "method", "call")
+
+    def __init__(self, queryset: models.QuerySet, method: str, call: Any) -> None:
+        self.queryset = queryset
+        self.method = method
+        self.call = call
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.call(*args, **kwargs)
+
+    def __reduce__(self) -> Any:
+        return (_django_method, (self.queryset, self.method))
+
+
+def set_method(queryset: models.QuerySet, method: str, call: Any) -> None:
+    """``queryset.<method> = call`` for this instance, pickled as Django's (:class:`OwnMethod`)."""
+    setattr(queryset, method, OwnMethod(queryset, method, call))
+
+
 class PageGet(PageRead):
     """``get(**conditions)`` from the page's rows of the relation."""
 

@@ -216,17 +216,17 @@ class PeerCache(page_gets.PageCache):
         queryset = self._probe(manager)
         if len(page.objects) == 1:  # one owner: its own query, by the SQL kept for it
             # ... when evaluated: a get(), count() or filter() never needs it.
-            queryset._fetch_all = functools.partial(_read_kept, queryset, owner, name, page)
+            evaluate = functools.partial(_read_kept, queryset, owner, name, page)
+            page_gets.set_method(queryset, "_fetch_all", evaluate)
             return queryset
         if name not in page.any_order and not _ordered(queryset):
             page.refused.add(name)
             return self._own(owner, name, queryset)
-        queryset._fetch_all = functools.partial(
-            _load_for_page, queryset, page, self._owner, name, accessor
-        )
+        evaluate = functools.partial(_load_for_page, queryset, page, self._owner, name, accessor)
+        page_gets.set_method(queryset, "_fetch_all", evaluate)
         if name in page.any_order:  # answered from the page's load, as a prefetch answers
-            queryset.count = lambda: len(queryset)
-            queryset.exists = lambda: bool(queryset)
+            page_gets.set_method(queryset, "count", functools.partial(len, queryset))
+            page_gets.set_method(queryset, "exists", functools.partial(bool, queryset))
         return queryset
 
     def _probe(self, manager: Any) -> Any:

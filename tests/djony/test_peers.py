@@ -184,6 +184,20 @@ def test_pickled_and_copied_objects_keep_plain_caches(books) -> None:
     assert type(pickle.loads(pickle.dumps(unread[1]))._prefetched_objects_cache) is dict
 
 
+@pytest.mark.parametrize("owners", [1, 3], ids=["a detail's object", "a page's objects"])
+def test_a_relation_s_queryset_pickles_as_django_s(books, owners) -> None:
+    """Django's cache pickles a queryset whole (a hook caching ``obj.tags.all()``): it
+    pickles, and the copy evaluates and counts by Django's own methods."""
+    page = fresh(Book)[:owners]
+    load_together(page, any_order=frozenset({"tags"}))
+    expected = [sorted(tag.name for tag in book.tags.all()) for book in fresh(Book)[:owners]]
+    for book, names in zip(page, expected, strict=True):
+        tags = book.tags.all()
+        copied = pickle.loads(pickle.dumps(tags))
+        assert sorted(tag.name for tag in copied) == names
+        assert copied.count() == len(names) and copied.exists() == bool(names)
+
+
 def test_mixed_classes_are_left_as_django_leaves_them(db) -> None:
     """(One object reads its own relations, by kept SQL: tests/objects/test_relation_sql.py.)"""
     mixed = [Author(pk=1, name="a"), Restaurant(pk=2, name="r")]
