@@ -258,11 +258,15 @@ def _django_method(queryset: models.QuerySet, method: str) -> Any:
     return functools.partial(getattr(type(queryset), method), queryset)
 
 
+#: What a deep copy of an :class:`OwnMethod` is: left out of the copied queryset.
+_LEFT_OUT = object()
+
+
 class OwnMethod:
     """A method djony sets on one queryset instance over its class's (an evaluation that
     loads for the page, a ``count()`` from loaded rows): ``call``.  Pickled (Django's
     cache pickles a queryset with its ``__dict__``), the queryset gets Django's own method
-    back, as for :class:`PageRead`."""
+    back, as for :class:`PageRead`; a deep copy of the queryset has Django's methods."""
 
     __slots__ = ("queryset", "method", "call")
 
@@ -277,10 +281,24 @@ class OwnMethod:
     def __reduce__(self) -> Any:
         return (_django_method, (self.queryset, self.method))
 
+    def __deepcopy__(self, memo: dict) -> Any:
+        return _LEFT_OUT
+
 
 def set_method(queryset: models.QuerySet, method: str, call: Any) -> None:
-    """``queryset.<method> = call`` for this instance, pickled as Django's (:class:`OwnMethod`)."""
+    """``queryset.<method> = call`` for this instance (:class:`OwnMethod`)."""
     setattr(queryset, method, OwnMethod(queryset, method, call))
+    if "__deepcopy__" not in vars(queryset):  # copy.deepcopy() asks the instance first
+        copier = functools.partial(_deep_copy, queryset)
+        queryset.__deepcopy__ = OwnMethod(queryset, "__deepcopy__", copier)
+
+
+def _deep_copy(queryset: models.QuerySet, memo: dict) -> models.QuerySet:
+    """Django's deep copy of ``queryset`` without the methods djony set on it."""
+    made = type(queryset).__deepcopy__(queryset, memo)
+    for name in [name for name, value in vars(made).items() if value is _LEFT_OUT]:
+        delattr(made, name)
+    return made
 
 
 class PageGet(PageRead):

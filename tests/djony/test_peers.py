@@ -185,17 +185,21 @@ def test_pickled_and_copied_objects_keep_plain_caches(books) -> None:
 
 
 @pytest.mark.parametrize("owners", [1, 3], ids=["a detail's object", "a page's objects"])
-def test_a_relation_s_queryset_pickles_as_django_s(books, owners) -> None:
+def test_a_relation_s_queryset_pickles_and_copies_as_django_s(books, owners) -> None:
     """Django's cache pickles a queryset whole (a hook caching ``obj.tags.all()``): it
-    pickles, and the copy evaluates and counts by Django's own methods."""
+    pickles, and the copy evaluates and counts by Django's own methods; so do a deep copy
+    and a shallow one."""
     page = fresh(Book)[:owners]
     load_together(page, any_order=frozenset({"tags"}))
     expected = [sorted(tag.name for tag in book.tags.all()) for book in fresh(Book)[:owners]]
     for book, names in zip(page, expected, strict=True):
-        tags = book.tags.all()
-        copied = pickle.loads(pickle.dumps(tags))
-        assert sorted(tag.name for tag in copied) == names
-        assert copied.count() == len(names) and copied.exists() == bool(names)
+        for made in (
+            pickle.loads(pickle.dumps(book.tags.all())),
+            copy.deepcopy(book.tags.all()),
+            copy.copy(book.tags.all()),
+        ):
+            assert sorted(tag.name for tag in made) == names
+            assert made.count() == len(names) and made.exists() == bool(names)
 
 
 def test_mixed_classes_are_left_as_django_leaves_them(db) -> None:
