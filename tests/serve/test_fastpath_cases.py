@@ -81,6 +81,7 @@ SETS = [
     "animal_by_slug/set/<slug1>;nope;<slug1>/",
     "animal_by_number/set/<n0>;7;<n0>/",
     "label/set/<l1>;00000000-0000-0000-0000-000000000000/",
+    "label/set/not-a-uuid/",
     "bird/set/<bird>;<a0>/",
     "guarded_enclosure/set/<e0>;<lost>;<e1>/",
     "keeper_animals/set/<k1>;<k0>/",
