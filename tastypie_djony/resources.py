@@ -309,9 +309,10 @@ class DjonyResource(
     def get_schema(self, request: Any, **kwargs: Any) -> HttpResponse:
         """Tastypie's ``get_schema``; where its authorization needs no object, without
         building the empty object and the object list (:mod:`tastypie_djony.schema`)."""
-        if not bare_schema(self, DjonyResource):
+        needs = bare_schema(self, DjonyResource)
+        if needs is None:
             return super().get_schema(request, **kwargs)
-        return serve_schema(self, request)
+        return serve_schema(self, request, needs)
 
     def _general_list(self, request: Any, page: dict) -> HttpResponse:
         """The rest of Tastypie's ``get_list`` for a page of objects."""

@@ -53,19 +53,21 @@ PURE_DEFAULTS = frozenset(
 )
 
 
-def bare_schema(resource: Any, base: type) -> bool:
-    """Whether ``resource``'s ``schema/`` may skip the empty object and the object list
-    (see the module); ``base``: the class whose ``get_object_list``/``build_bundle`` are
-    known (``DjonyResource``)."""
+def bare_schema(resource: Any, base: type) -> str | None:
+    """What the authorization of ``resource``'s ``schema/`` needs (``NOTHING`` or
+    ``MODEL_CLASS``) where it may skip the empty object and the object list (see the
+    module), else ``None``; ``base``: the class whose ``get_object_list``/``build_bundle``
+    are known (``DjonyResource``)."""
     kind = type(resource)
     model = resource._meta.object_class
-    if model is None or detail_authorization(resource) not in (NOTHING, MODEL_CLASS):
-        return False
+    needs = detail_authorization(resource)
+    if model is None or needs not in (NOTHING, MODEL_CLASS):
+        return None
     if kind.get_object_list is not base.get_object_list:
-        return False
+        return None
     if kind.build_bundle is not base.build_bundle:
-        return False
-    return silent_instance(model)
+        return None
+    return needs if silent_instance(model) else None
 
 
 def silent_instance(model: type[models.Model]) -> bool:
@@ -82,13 +84,13 @@ def silent_instance(model: type[models.Model]) -> bool:
     return True
 
 
-def serve_schema(resource: Any, request: Any) -> Any:
-    """``get_schema`` of a resource :func:`bare_schema` serves: the same steps, in order,
-    but for the bundle and the object list."""
+def serve_schema(resource: Any, request: Any, needs: str) -> Any:
+    """``get_schema`` of a resource :func:`bare_schema` serves (``needs``: what it said):
+    the same steps, in order, but for the bundle and the object list."""
     resource.method_check(request, allowed=["get"])
     resource.is_authenticated(request)
     resource.throttle_check(request)
     resource.log_throttled_access(request)
-    if detail_authorization(resource) == MODEL_CLASS:
+    if needs == MODEL_CLASS:
         authorize_read_detail(resource, request, resource._meta.object_class)
     return resource.create_response(request, resource.build_schema())

@@ -104,10 +104,7 @@ def serve_set(
             objects.append(plan.dehydrate_row(prepared, found, request, fresh=times[found] > 1))
         else:
             objects.append(rendered[found])
-    data: dict[str, Any] = {meta.collection_name: objects}
-    if not_found:
-        data["not_found"] = not_found
-    resource.log_throttled_access(request)
+    data = answer_data(resource, request, objects, not_found)
     if json:
         body = render_json(simple(data, meta.serializer, {}) if bundles else data)
         response = HttpResponse(body, content_type=build_content_type("application/json"))
@@ -125,8 +122,7 @@ def general_set(
 ) -> HttpResponse:
     """The rest of Tastypie's ``get_multiple`` for ``queryset`` (``None``: ``obj_get``
     for each identifier with ``base_bundle``), as Tastypie orders it."""
-    meta = resource._meta
-    name = meta.detail_uri_name
+    name = resource._meta.detail_uri_name
     objects = []
     not_found = []
     if queryset is not None:
@@ -145,8 +141,14 @@ def general_set(
                 objects.append(resource.full_dehydrate(bundle, for_list=True))
             except (ObjectDoesNotExist, Unauthorized):
                 not_found.append(identifier)
-    data: dict[str, Any] = {meta.collection_name: objects}
+    return resource.create_response(request, answer_data(resource, request, objects, not_found))
+
+
+def answer_data(resource: Any, request: Any, objects: list, not_found: list[str]) -> dict:
+    """What ``get_multiple`` answers (the objects, then ``not_found`` if any), its access
+    logged for the throttle as Tastypie logs it, last."""
+    data: dict[str, Any] = {resource._meta.collection_name: objects}
     if not_found:
         data["not_found"] = not_found
     resource.log_throttled_access(request)
-    return resource.create_response(request, data)
+    return data
