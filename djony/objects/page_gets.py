@@ -11,13 +11,16 @@ that call and the later ones are answered from those rows: a new instance each t
 built as Django's query builds it (``Model.from_db`` with the same values, its owner
 set as the related manager's known related object, ``pre_init``/``post_init`` sent), or
 Django's own ``DoesNotExist``/``MultipleObjectsReturned`` with Django's messages.
-``count()`` and ``exists()`` (a hook's ``obj.comments.count()``) are answered the same
-way from one count of the relation's rows per owner (``GROUP BY`` the foreign key); on a
-relation already loaded (prefetched) they count its objects, as Django's do.
+``count()`` and ``exists()`` (a hook's ``obj.comments.count()``, ``user.groups.exists()``)
+are answered the same way from one count of the relation's rows per owner (``GROUP BY`` the
+foreign key, or the join table's column of the owner); on a relation already loaded
+(prefetched) they count its objects, as Django's do.
 
 Only where the answer is provably the database's:
 
-* a reverse foreign key of one column, through Django's own related manager, whose
+* a reverse foreign key of one column (``get()``, ``count()``, ``exists()``), or a
+  many-to-many relation either way whose join table's column of the owner holds its
+  primary key (``count()``, ``exists()``), through Django's own related manager, whose
   model's default manager is Django's plain one (:func:`~djony.objects.compiled.plain_manager`:
   no filtering, no tenant scoping) and whose queryset nobody changed;
 * for ``get()``, keyword conditions only, each an ``exact`` of one of the model's own
@@ -42,6 +45,7 @@ from django.db import connections, models, router
 from django.db.models import Count
 from django.db.models.constants import LOOKUP_SEP
 from django.db.models.fields.related import ForeignObjectRel
+from django.db.models.fields.related_descriptors import ManyToManyDescriptor
 from django.db.models.query import MAX_GET_RESULTS
 
 from djony.bridge.writes import written
@@ -73,9 +77,23 @@ _EXACT_TEXT_VENDORS = frozenset({"sqlite", "postgresql"})
 
 
 class Relation:
-    """A reverse foreign key whose ``get()`` a page may answer (see the module)."""
+    """A reverse foreign key whose ``get()``, ``count()`` and ``exists()`` a page may
+    answer (see the module)."""
 
-    __slots__ = ("model", "field", "cache_name", "accessor", "key", "attnames", "columns")
+    __slots__ = (
+        "model",
+        "field",
+        "cache_name",
+        "accessor",
+        "key",
+        "owner_path",
+        "written_model",
+        "attnames",
+        "columns",
+    )
+
+    #: The queryset methods a page answers for this relation (:func:`arm`).
+    readers: tuple[type, ...] = ()
 
     def __init__(self, rel: ForeignObjectRel) -> None:
         self.model = rel.related_model
@@ -86,6 +104,10 @@ class Relation:
         self.accessor = rel.get_accessor_name()
         #: The owner's column the foreign key holds.
         self.key = rel.field.target_field.attname
+        #: From the related model to the owner's key, as a lookup (filtered and grouped by).
+        self.owner_path = rel.field.attname
+        #: The model whose table a write to the relation changes (what a router routes).
+        self.written_model = self.model
         #: The related model's concrete columns, as its queryset selects them.
         self.attnames = [field.attname for field in self.model._meta.concrete_fields]
         #: Each concrete column but a relation's: its field and place in a row (``pk`` too).
@@ -98,21 +120,76 @@ class Relation:
             self.columns["pk"] = self.columns[self.model._meta.pk.name]
 
 
+class ManyRelation:
+    """A many-to-many relation (either way) whose ``count()`` and ``exists()`` a page may
+    answer: the related rows joined to the owner's through the join table."""
+
+    __slots__ = ("model", "cache_name", "accessor", "key", "owner_path", "written_model")
+
+    readers: tuple[type, ...] = ()
+
+    def __init__(self, field: models.ManyToManyField, reverse: bool, accessor: str) -> None:
+        #: The related model (whose default manager's rows are counted).
+        self.model = field.model if reverse else field.remote_field.model
+        self.cache_name = field.related_query_name() if reverse else field.name
+        self.accessor = accessor
+        owner = field.remote_field.model if reverse else field.model
+        self.key = owner._meta.pk.attname
+        #: The lookup from the related model to the owner (Django's ``query_field_name``).
+        self.owner_path = field.name if reverse else field.related_query_name()
+        self.written_model = field.remote_field.through
+
+
 @functools.cache
-def relation(owner: type[models.Model], cache_name: str) -> Relation | None:
-    """The reverse foreign key of ``owner`` cached under ``cache_name``, if it qualifies."""
+def relation(owner: type[models.Model], cache_name: str) -> Relation | ManyRelation | None:
+    """The reverse foreign key or many-to-many relation of ``owner`` cached under
+    ``cache_name``, if it qualifies (see the module)."""
     for rel in owner._meta.related_objects:
         if not rel.one_to_many or rel.field.remote_field.cache_name != cache_name:
             continue
         field = rel.field
         if len(field.foreign_related_fields) != 1 or not plain_manager(rel.related_model):
             return None
-        descriptor = getattr(owner, rel.get_accessor_name(), None)
-        manager_class = getattr(descriptor, "related_manager_cls", None)
-        if getattr(manager_class, "__module__", None) != DJANGO_MANAGERS:
+        if not _djangos_manager(getattr(owner, rel.get_accessor_name(), None)):
             return None
         return Relation(rel)
-    return None
+    return _many_relation(owner, cache_name)
+
+
+def _many_relation(owner: type[models.Model], cache_name: str) -> ManyRelation | None:
+    """``owner``'s many-to-many relation cached under ``cache_name``, if it qualifies."""
+    found = []
+    for field in owner._meta.many_to_many:
+        if field.name == cache_name:
+            found.append((field, field.name, False))
+    for rel in owner._meta.related_objects:
+        if rel.many_to_many and rel.field.related_query_name() == cache_name:
+            found.append((rel.field, rel.get_accessor_name(), True))
+    if len(found) != 1:
+        return None
+    ((field, accessor, reverse),) = found
+    descriptor = getattr(owner, accessor, None) if accessor else None
+    if type(descriptor) is not ManyToManyDescriptor or not _djangos_manager(descriptor):
+        return None
+    if field.model is field.remote_field.model:  # to itself (a symmetrical one reads both ways)
+        return None
+    target = field.model if reverse else field.remote_field.model
+    source = field.m2m_reverse_field_name() if reverse else field.m2m_field_name()
+    fk = field.remote_field.through._meta.get_field(source)
+    if (
+        len(fk.foreign_related_fields) != 1
+        or fk.target_field.attname != owner._meta.pk.attname
+        or not plain_manager(target)
+        or target._meta.parents
+    ):
+        return None
+    return ManyRelation(field, reverse, accessor)
+
+
+def _djangos_manager(descriptor: Any) -> bool:
+    """Whether ``descriptor``'s related manager is Django's own (nothing overrides it)."""
+    manager_class = getattr(descriptor, "related_manager_cls", None)
+    return getattr(manager_class, "__module__", None) == DJANGO_MANAGERS
 
 
 def arm(queryset: models.QuerySet, owner: Any, cache_name: str, page: Any) -> None:
@@ -129,7 +206,7 @@ def arm(queryset: models.QuerySet, owner: Any, cache_name: str, page: Any) -> No
     if info is None:
         return
     own = queryset.__dict__
-    for reader in (PageGet, PageCount, PageExists):
+    for reader in info.readers:
         if reader.method not in own:
             own[reader.method] = reader(queryset, owner, info, page)
 
@@ -210,7 +287,8 @@ class PageRead:
         if queryset._deferred_filter is None:
             return None
         alias = queryset.db
-        count = written(alias, router.db_for_write(self.relation.model, instance=self.owner))
+        written_model = self.relation.written_model
+        count = written(alias, router.db_for_write(written_model, instance=self.owner))
         return None if count is None else (alias, count)
 
     def _read(self, kind: str, alias: str, count: int, load: Any) -> Any:
@@ -230,14 +308,14 @@ class PageRead:
         """The related model's rows of ``keys``' owners (its plain default manager)."""
         info = self.relation
         manager = info.model._default_manager.db_manager(alias)
-        return manager.filter(**{f"{info.field.attname}{LOOKUP_SEP}in": keys})
+        return manager.filter(**{f"{info.owner_path}{LOOKUP_SEP}in": keys})
 
     def _rows_of(self, kind: str, alias: str, keys: set, select: Any) -> list[tuple]:
         """``select(self._queryset(alias, keys))``'s rows, by SQL kept per relation
         and number of keys (:mod:`djony.objects.page_rows`)."""
         info = self.relation
         return page_rows.rows(
-            (info.model, info.field.attname, kind),
+            (info.model, info.owner_path, kind),
             alias,
             keys,
             lambda listed: select(self._queryset(alias, listed)),
@@ -365,13 +443,13 @@ class PageCount(PageRead):
         return self._read("count", alias, count, functools.partial(self._counts, alias)) or 0
 
     def _counts(self, alias: str, keys: set) -> dict[Any, int]:
-        attname = self.relation.field.attname
+        path = self.relation.owner_path
         counted = self._rows_of(
             "count",
             alias,
             keys,
             lambda queryset: (
-                queryset.order_by().values(attname).annotate(n=Count("*")).values_list(attname, "n")
+                queryset.order_by().values(path).annotate(n=Count("*")).values_list(path, "n")
             ),
         )
         return dict(counted)
@@ -413,3 +491,7 @@ def _conditions(info: Relation, kwargs: dict, alias: str) -> list[tuple[int, Any
                 return None
         conditions.append((index, value))
     return conditions
+
+
+Relation.readers = (PageGet, PageCount, PageExists)
+ManyRelation.readers = (PageCount, PageExists)

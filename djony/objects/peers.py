@@ -4,9 +4,12 @@
 page's related objects) a relation cache that, the first time code evaluates a to-many
 relation's ``all()`` on one of them (``obj.tags.all()`` in a ``dehydrate_tags``), loads
 that relation for every instance of the page in one query, as ``prefetch_related`` would
-have, and answers from it.  Until then nothing runs: ``count()``, ``exists()``,
-``filter()``, ``values_list()`` and every other QuerySet method run the query they run on
-Django (one per object), and a relation nobody iterates is never loaded.
+have, and answers from it.  The objects that load brings are a page of their own (a
+hook walking on, ``permission.content_type`` of each of ``user.user_permissions.all()``,
+reads once for all of them).  Until then nothing runs: ``filter()``, ``values_list()``
+and every other QuerySet method run the query they run on Django (one per object), but
+``get()``, ``count()`` and ``exists()``, which :mod:`djony.objects.page_gets` answers from
+one read of the page where it can; a relation nobody iterates is never loaded.
 
 Only a relation whose queryset is ordered is loaded this way: the page's one query of an
 unordered relation may give an owner's objects in another order than the owner's own
@@ -22,7 +25,8 @@ prefetched relation answers from its cache): a page whose code never touches it 
 nothing for it.
 
 An instance loaded alone (a detail's object) reads each such relation with its own
-query, as on Django, by SQL compiled once per relation (:mod:`djony.objects.relation_sql`).
+query, as on Django, by SQL compiled once per relation (:mod:`djony.objects.relation_sql`);
+the objects it reads are a page of their own too.
 
 A write through the manager drops the loaded entry as Django drops a prefetched one; a
 pickled or copied cache is a plain ``dict``.
@@ -265,13 +269,16 @@ def _read_kept(queryset: Any, owner: Any, name: str, page: _Page) -> None:
     """Evaluate ``queryset`` (``owner``'s ``name``, the page's one owner) by the SQL kept for
     the relation while unchanged; where none serves it, Django's own query (and the page's
     later reads of ``name`` are Django's from the start)."""
-    if queryset._result_cache is None and untouched(queryset):
+    fresh = queryset._result_cache is None
+    if fresh and untouched(queryset):
         read = kept_read(owner, name, queryset)
         if read is None:
             page.refused.add(name)
         else:
             queryset._result_cache = read()  # None: Django's own query, below
     type(queryset)._fetch_all(queryset)
+    if fresh:
+        _related_page([queryset._result_cache])
 
 
 def _load_for_page(
@@ -293,4 +300,28 @@ def _load_for_page(
             return
         queryset._result_cache = loaded._result_cache
         queryset._prefetch_done = loaded._prefetch_done
+        _related_page(_loaded(owners, name))
     type(queryset)._fetch_all(queryset)
+
+
+def _loaded(owners: list[Any], name: str) -> list[list[Any] | None]:
+    """What ``owners``' relation caches hold for ``name`` (``None`` where nothing is loaded)."""
+    found = (owner.__dict__.get(CACHE, {}).get(name) for owner in owners)
+    return [None if queryset is None else queryset._result_cache for queryset in found]
+
+
+def _related_page(loaded: list[list[Any] | None]) -> None:
+    """Make the related objects a relation load gave (each owner's list, ``None`` where none)
+    a page of their own, as the objects joined into a page are: a hook that walks on from
+    them (``permission.content_type`` of each of ``user.user_permissions.all()``) reads
+    once for all of them, not once per object.  Objects in a page already stay in theirs."""
+    objects = [
+        obj
+        for found in loaded
+        if found
+        for obj in found
+        if not isinstance(obj.__dict__.get(CACHE), PeerCache)
+        and not isinstance(obj._state.fields_cache, forward.ForwardCache)
+    ]
+    if objects:
+        load_together(objects)

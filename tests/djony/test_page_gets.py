@@ -17,7 +17,7 @@ from djony.bridge.writes import watching, writes_on
 from djony.objects import page_gets
 from djony.objects.peers import load_together
 from tests.tenants.models import Tenant
-from tests.testapp.models import Author, Book, BookDetail, Review
+from tests.testapp.models import Author, Book, BookDetail, Club, Membership, Review, Tag
 from tests.zoo.models import Animal, Caretaker, Enclosure, Zone
 
 STRINGS_EXACT = connection.vendor in ("sqlite", "postgresql")
@@ -97,6 +97,65 @@ def test_counts_and_exists_are_django_s_from_one_count_of_the_page(books):
         count, got = queries(lambda: [(b.reviews.count(), b.reviews.exists()) for b in objects])
     assert count == 1  # the delete was a write: counted again, once
     assert got == [(b.reviews.count(), b.reviews.exists()) for b in Book.objects.order_by("pk")]
+
+
+@pytest.fixture
+def tagged(books) -> list[Book]:
+    """Books with 0-3 tags each (a tag on none), two authors in clubs (one in none, a club
+    of nobody)."""
+    tags = [Tag.objects.create(name=name) for name in ("red", "green", "blue", "grey")]
+    for n, book in enumerate(books):
+        book.tags.set(tags[:n])
+    bob = Author.objects.create(name="Bob")
+    Author.objects.create(name="Cy")
+    readers, writers = Club.objects.create(name="Readers"), Club.objects.create(name="Writers")
+    Club.objects.create(name="Empty")
+    Membership.objects.create(author=books[0].author, club=readers)
+    Membership.objects.create(author=bob, club=readers)
+    Membership.objects.create(author=bob, club=writers)
+    return books
+
+
+MANY = [(Book, "tags"), (Tag, "books"), (Club, "members"), (Author, "clubs")]
+
+
+@pytest.mark.parametrize(("owner", "accessor"), MANY, ids=lambda v: getattr(v, "__name__", v))
+def test_many_to_many_counts_and_exists_are_django_s_from_one_count_of_the_page(
+    tagged, owner, accessor
+):
+    def answers(objects):
+        return [
+            (getattr(obj, accessor).count(), getattr(obj, accessor).exists()) for obj in objects
+        ]
+
+    want = answers(owner.objects.order_by("pk"))
+    assert {count for count, _ in want} - {0}, "some owner has related rows"
+    assert {count for count, _ in want} & {0}, "some owner has none"
+    objects = list(owner.objects.order_by("pk"))
+    load_together(objects)
+    with watching():
+        count, got = queries(lambda: answers(objects))
+        assert (count, got) == (1, want)
+        at = next(position for position, (count, _) in enumerate(want) if count)
+        getattr(objects[at], accessor).clear()  # a write: the page counts again, once
+        count, got = queries(lambda: answers(objects))
+    assert count == 1
+    assert got == answers(owner.objects.order_by("pk"))
+    assert got[at] == (0, False)
+
+
+def test_a_many_to_many_to_its_own_model_counts_per_object_as_django_does(tagged):
+    ann, bob, cy = Author.objects.order_by("pk")
+    ann.friends.add(bob)
+    bob.follows.add(cy)
+    want = [(a.friends.count(), a.follows.count(), a.followers.exists()) for a in (ann, bob, cy)]
+    objects = list(Author.objects.order_by("pk"))
+    load_together(objects)
+    with watching():
+        count, got = queries(
+            lambda: [(a.friends.count(), a.follows.count(), a.followers.exists()) for a in objects]
+        )
+    assert (count, got) == (9, want)
 
 
 def test_a_loaded_relation_counts_its_objects_as_django_does(books):
@@ -264,9 +323,12 @@ def test_pickled_and_copied_objects_get_as_django_does(books):
 
 
 def test_a_relation_qualifies_only_through_django_s_plain_managers():
-    assert page_gets.relation(Book, "reviews") is not None
-    assert page_gets.relation(Author, "books") is not None
-    assert page_gets.relation(Book, "tags") is None  # many-to-many
+    assert type(page_gets.relation(Book, "reviews")) is page_gets.Relation
+    assert type(page_gets.relation(Author, "books")) is page_gets.Relation
+    for owner, name in ((Book, "tags"), (Tag, "books"), (Club, "members"), (Author, "clubs")):
+        assert type(page_gets.relation(owner, name)) is page_gets.ManyRelation  # count() only
+    assert page_gets.relation(Author, "friends") is None  # to itself: Django's per object
+    assert page_gets.relation(Author, "follows") is None
     assert page_gets.relation(Author, "nothing") is None
     # a default manager scoping by the request's tenant: each owner's get() is Django's
     assert page_gets.relation(Tenant, "notes") is None
