@@ -20,7 +20,8 @@ whole surface it relies on, so djony's modules can move without it noticing.
   to-one keys loaded for a page, a page's Django instances that load a to-many
   relation for all of them on first use (:func:`load_together`), a page's to-many relation
   loaded as ``prefetch_related_objects`` loads it, by SQL kept per relation and page size
-  (:func:`load_page_relation`), SQL kept per query shape
+  (:func:`load_page_relation`), which of a page's owners have related rows of equal sort
+  values (:func:`sort_columns`, :func:`tied`), SQL kept per query shape
   (:class:`OneValueQuery`, :class:`KeptQueries`) and per recorded list's recipe (the
   filters of a per-user list, their values parameters: :func:`kept_sql`).
 - State kept between requests: :class:`BoundedCache` and :func:`register`.
@@ -66,6 +67,7 @@ from djony.objects.sessions import adopt, object_by_key, session_active, unflush
 from djony.objects.shapes import filtered as filtered_recipe
 from djony.objects.shapes import keep_filter, keep_sql, kept_filter, kept_sql
 from djony.objects.shapes import then as recipe_then
+from djony.objects.ties import sort_columns, tied
 from djony.registry import entity_for, has_entity_subclasses, pin_reads, write_alias, writing
 
 __all__ = [
@@ -113,6 +115,8 @@ __all__ = [
     "register",
     "session_active",
     "shaped",
+    "sort_columns",
+    "tied",
     "track_peers",
     "unflushed_changes",
     "watching_writes",

@@ -29,10 +29,16 @@ from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.db.models.query import get_prefetcher
 
-from djony.serving import class_attribute, load_page_relation, pin_reads, plain_manager
+from djony.serving import (
+    class_attribute,
+    load_page_relation,
+    pin_reads,
+    plain_manager,
+    sort_columns,
+    tied,
+)
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.onevalue import KeptForValue
-from tastypie_djony.ties import sort_columns, tied
 
 #: How many levels of ``full=True`` related resources get their related data loaded
 #: per page (page loaders) and their own nested plans (:mod:`tastypie_djony.sources.nested`).
@@ -202,7 +208,7 @@ class Relation:
         found = [(lookup[str(row[0])] if lookup is not None else row[0], row) for row in read]
         for owner, row in found:
             result[owner].append(row[1])
-        # Ties in the sort values: the order of each owner's own query (see tastypie_djony.ties).
+        # Ties in the sort values: the order of each owner's own query (see djony.objects.ties).
         for owner in tied([(owner, row[2:]) for owner, row in found]) if sorted_by else ():
             result[owner] = self._one_owner_keys(owner, key_field)
         return result

@@ -42,6 +42,7 @@ from django.db import models
 
 from djony.objects import forward, page_gets, page_relations
 from djony.objects.relation_sql import kept_read, untouched
+from djony.objects.ties import sort_columns, tied
 
 #: The attribute Django's related managers and ``prefetch_related`` keep their results in.
 CACHE = "_prefetched_objects_cache"
@@ -223,10 +224,13 @@ class PeerCache(page_gets.PageCache):
             evaluate = functools.partial(_read_kept, queryset, owner, name, page)
             page_gets.set_method(queryset, "_fetch_all", evaluate)
             return queryset
-        if name not in page.any_order and not _ordered(queryset):
+        columns = sort_columns(queryset)  # None: ties the page's rows cannot tell apart
+        if name not in page.any_order and (columns is None or not _ordered(queryset)):
             page.refused.add(name)
             return self._own(owner, name, queryset)
-        evaluate = functools.partial(_load_for_page, queryset, page, self._owner, name, accessor)
+        evaluate = functools.partial(
+            _load_for_page, queryset, page, self._owner, name, accessor, columns or []
+        )
         page_gets.set_method(queryset, "_fetch_all", evaluate)
         if name in page.any_order:  # answered from the page's load, as a prefetch answers
             page_gets.set_method(queryset, "count", functools.partial(len, queryset))
@@ -282,15 +286,21 @@ def _read_kept(queryset: Any, owner: Any, name: str, page: _Page) -> None:
 
 
 def _load_for_page(
-    queryset: Any, page: _Page, owner: weakref.ref, name: str, accessor: str
+    queryset: Any, page: _Page, owner: weakref.ref, name: str, accessor: str, columns: list[str]
 ) -> None:
-    """Evaluate ``queryset`` (the owner's ``name``) by loading ``name`` for the whole page."""
+    """Evaluate ``queryset`` (the owner's ``name``) by loading ``name`` for the whole page.
+
+    ``columns``: what the relation's rows are sorted by (:func:`~djony.objects.ties.sort_columns`);
+    an owner two of whose rows tie in them gets its own query's objects instead, in the
+    order that query gives (the page's one query may give its ties in another)."""
     if queryset._result_cache is None:
         page.probing = True  # the managers Django asks while it fills the caches build theirs
         try:
             owners = page.owners_without(name)
             if not page_relations.load(owners, accessor):
                 models.prefetch_related_objects(owners, accessor)
+            if columns:
+                _own_order_of_ties(owners, name, accessor, columns)
         finally:
             page.probing = False
         found = owner()
@@ -302,6 +312,25 @@ def _load_for_page(
         queryset._prefetch_done = loaded._prefetch_done
         _related_page(_loaded(owners, name))
     type(queryset)._fetch_all(queryset)
+
+
+def _own_order_of_ties(owners: list[Any], name: str, accessor: str, columns: list[str]) -> None:
+    """Give each of ``owners`` whose loaded ``name`` holds rows of equal ``columns`` values
+    its related manager's own queryset, evaluated by its own query (while the page is
+    ``probing``: Django builds it as it always does)."""
+    rows = [
+        (id(owner), tuple(getattr(obj, column) for column in columns))
+        for owner, found in zip(owners, _loaded(owners, name), strict=True)
+        for obj in found or ()
+    ]
+    with_ties = tied(rows)
+    for owner in owners:
+        if id(owner) in with_ties:
+            owner.__dict__[CACHE].pop(name)  # (else the manager answers the page's load)
+            own = getattr(owner, accessor).all()
+            type(own)._fetch_all(own)
+            own._prefetch_done = True
+            owner.__dict__[CACHE][name] = own
 
 
 def _loaded(owners: list[Any], name: str) -> list[list[Any] | None]:

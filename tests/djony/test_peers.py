@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import copy
 import pickle
+from unittest import mock
 
 import pytest
 from django.db import connection
+from django.db.models.functions import Lower
 from django.test.utils import CaptureQueriesContext
 
 from djony.objects.peers import load_together, to_many_accessors
@@ -61,6 +63,43 @@ def test_the_page_loads_an_ordered_relation_once(books, model, accessor) -> None
     ]
     assert count == 1
     assert queries_of(lambda: read(page, accessor))[0] == 0  # loaded: kept, as a prefetch
+
+
+def test_owners_whose_related_rows_tie_get_their_own_query_s_order(db) -> None:
+    """Books of one title (``Book.Meta.ordering`` is the title) come in the order each
+    author's own query gives them, though the page reads every author's in one query (whose
+    order of ties is the database's, PostgreSQL's differing): authors with ties are read by
+    their own query, the others not, and the objects a hook sees are that query's."""
+    authors = [Author.objects.create(name=f"author {n}") for n in range(4)]
+    titles = ["Zeta", "Alpha", "Mid", "Alpha", "Zeta", "Mid", "Alpha", "Beta"]
+    for author in authors[:3]:  # ties under three titles, written out of order
+        for title in titles:
+            Book.objects.create(title=title, author=author)
+    for title in ["Zeta", "Alpha", "Mid"]:  # no ties
+        Book.objects.create(title=title, author=authors[3])
+    want = read(fresh(Author), "books")
+    page = fresh(Author)
+    load_together(page)
+    count, got = queries_of(lambda: read(page, "books"))
+    assert [[book.pk for book in found] for found in got] == [
+        [book.pk for book in found] for found in want
+    ]
+    assert count == 1 + 3
+    assert queries_of(lambda: read(page, "books"))[0] == 0
+
+
+def test_a_relation_ordered_by_what_rows_cannot_tell_apart_is_one_query_per_object(
+    books,
+) -> None:
+    """An order by an expression or a related model's column: the page's one query could
+    give its ties in another order, which no row shows; each object's own query, as on
+    Django."""
+    page = fresh(Author)
+    load_together(page)
+    with mock.patch.object(Book._meta, "ordering", [Lower("title")]):
+        count, got = queries_of(lambda: read(page, "books"))
+        assert got == read(fresh(Author), "books")
+    assert count == len(page)
 
 
 def test_an_unordered_relation_stays_one_query_per_object(books) -> None:

@@ -8,9 +8,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.db.models.functions import Lower
 
+from djony.objects.ties import sort_columns, tied
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import Relation, ToOneRelation, prefetch_loader
-from tastypie_djony.ties import sort_columns, tied
 from tests.instances.models import Comment, Note, Writer
 from tests.testapp.models import (
     Author,

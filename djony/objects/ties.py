@@ -6,7 +6,8 @@ PostgreSQL's sort gives them in an order of its own, which depends on the rows i
 The rows of a page's owners are read in one query and sorted as one set, so their ties
 may come in another order than each owner's query gives.  :func:`sort_columns` names
 what a relation's rows are sorted by, :func:`tied` tells the owners with ties apart:
-those are read by their own query (:meth:`tastypie_djony.related.Relation.related_keys`).
+those are read by their own query (a page's to-many keys in ``tastypie_djony.related``,
+a relation a hook iterates in :mod:`djony.objects.peers`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ def sort_columns(queryset: Any) -> list[str] | None:
     ``[]`` when no two rows can tie (no order, or an order by the key); ``None`` when
     the order is not columns alone (an expression, ``?``, ``extra(order_by=...)``).
     """
-    query = queryset.query
+    # The ordering only: a related manager's queryset keeps its owner's condition pending
+    # (``_deferred_filter``), which ``.query`` would apply and which orders nothing.
+    query = queryset._query
     model = queryset.model
     ordering = query.order_by or (model._meta.ordering if query.default_ordering else ())
     if not ordering:
