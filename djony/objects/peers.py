@@ -40,7 +40,7 @@ from typing import Any
 
 from django.db import models
 
-from djony.objects import forward, page_gets, page_relations
+from djony.objects import forward, page_chains, page_gets, page_relations
 from djony.objects.relation_sql import kept_read, untouched
 from djony.objects.ties import sort_columns, tied
 
@@ -202,6 +202,7 @@ class PeerCache(page_gets.PageCache):
         owner = self._owner()
         if owner is not None and not self._page.probing:
             page_gets.arm(queryset, owner, name, self._page)  # get(), count() for the page
+            page_chains.arm(queryset, owner, name, self._page)  # select_related() too
         return queryset
 
     def __missing__(self, name: str) -> Any:

@@ -119,6 +119,24 @@ def build_api(api_name: str, base: type) -> Api:
                 for book in bundle.obj.books.all()
             ]
 
+    class SummedResource(base):
+        """A model method's walk, as wger sums nutritional values: each author's books with
+        ``select_related()``, then a relation of theirs no join reads (the editor)."""
+
+        summed = fields.ListField(readonly=True)
+
+        class Meta:
+            queryset = Author.objects.all()
+            resource_name = "summed"
+            fields = ["id", "name"]
+            authorization = Authorization()
+
+        def dehydrate_summed(self, bundle):
+            return [
+                [book.title, book.author.name, book.editor.name if book.editor else None]
+                for book in bundle.obj.books.select_related("publisher")
+            ]
+
     class JoinedBookResource(base):
         """A queryset that joins and prefetches, as projects tune ModelResource."""
 
@@ -299,6 +317,7 @@ def build_api(api_name: str, base: type) -> Api:
         ReviewedBookResource,
         WriterResource,
         ShelfResource,
+        SummedResource,
         JoinedBookResource,
     )
     for resource in resources:
@@ -445,6 +464,24 @@ def test_a_hook_walking_on_from_a_relation_s_objects_reads_once_per_page(library
     author = Author.objects.order_by("pk").first()
     same_answers(f"shelf/{author.pk}/")
     assert len(v3_queries(f"shelf/{author.pk}/")) <= len(small)
+
+
+def test_a_relation_read_with_select_related_reads_once_per_page(library) -> None:
+    """``bundle.obj.books.select_related(...)`` in a hook: one query for the page's authors
+    (Django: one per author), the books' editors one more, the same answers."""
+    library(6)
+    small = v3_queries("summed/?limit=0")
+    same_answers("summed/?limit=0")
+    library(18)
+    large = v3_queries("summed/?limit=0")
+    assert len(large) == len(small)
+    body = same_answers("summed/?limit=0")
+    assert {bool(editor) for author in body["objects"] for *_, editor in author["summed"]} == {
+        True,
+        False,
+    }
+    author = Author.objects.order_by("pk").first()
+    same_answers(f"summed/{author.pk}/")
 
 
 def test_unordered_and_filtered_relations_stay_one_query_per_object(library) -> None:

@@ -1,0 +1,172 @@
+"""``meal.mealitem_set.select_related()`` on a page's instances: one query for the page.
+
+Model methods walk a relation with its related objects joined in: wger sums a plan's
+nutritional values over ``self.meal_set.select_related()``, then each meal's over
+``self.mealitem_set.select_related()``, a query per plan and per meal on Django (and a
+``prefetch_related`` of the page does not help: the chained queryset is a new query).
+For the instances of a page (:func:`djony.objects.peers.load_together`), inside a
+:func:`djony.bridge.writes.watching` block (a ``DjonyResource`` read), the first
+evaluation of such a queryset (the related manager's own with ``select_related(...)``
+and nothing else chained) reads the relation, with the same joins, for every instance of
+the page in one query.  Each owner gets its rows in that query's order, its related
+objects built by Django's iterable from the joined rows, each pointing at its owner (as
+the related manager's query makes the owner a known related object); the objects of
+each evaluation are a page of their own (:func:`~djony.objects.peers.load_together`:
+``item.weight_unit`` read once for the page's items).  Every evaluation gets objects no
+other evaluation got, as every Django query does: an owner's second one reads the page
+again (one query).
+
+Only where the answer is provably the database's:
+
+* a reverse foreign key that :func:`djony.objects.page_gets.relation` qualifies (Django's
+  related manager, a plain default manager, one column);
+* ordered by the related model's own columns (:func:`~djony.objects.ties.sort_columns`);
+  an owner two of whose rows tie in them gets its own query's objects, in that query's
+  order (the page's query may give its ties in another);
+* the queryset's query left as ``select_related`` made it;
+* while the connection read from, and the one the related model is written to, ran
+  nothing but ``SELECT`` since the rows were read (else they are read again).
+
+Anything else, and an instance loaded alone (a detail's: one query either way, whose
+objects are a page of their own), is Django's own query.
+"""
+
+from __future__ import annotations
+
+import functools
+import weakref
+from typing import Any
+
+from django.db import models, router
+from django.db.models.constants import LOOKUP_SEP
+
+from djony.bridge.writes import written
+from djony.objects import page_gets
+from djony.objects.ties import sort_columns, tied
+
+
+def arm(queryset: models.QuerySet, owner: Any, name: str, page: Any) -> None:
+    """Give ``queryset`` (``owner``'s related manager's own, cached as ``name``) a
+    ``select_related()`` whose queryset reads for ``page`` (see the module)."""
+    if type(queryset) is not models.QuerySet or "select_related" in queryset.__dict__:
+        return
+    info = page_gets.relation(type(owner), name)
+    if type(info) is not page_gets.Relation or queryset._deferred_filter is None:
+        return
+    chain = functools.partial(_select_related, queryset, weakref.ref(owner), info, page)
+    page_gets.set_method(queryset, "select_related", chain)
+
+
+def _select_related(
+    queryset: models.QuerySet, owner: weakref.ref, info: Any, page: Any, *fields: Any
+) -> models.QuerySet:
+    """Django's ``queryset.select_related(*fields)``, evaluated for the page."""
+    made = type(queryset).select_related(queryset, *fields)
+    evaluate = functools.partial(_evaluate, made, _shape(made), owner, info, page, fields)
+    page_gets.set_method(made, "_fetch_all", evaluate)
+    return made
+
+
+def _shape(queryset: models.QuerySet) -> tuple:
+    """What of ``queryset``'s query a chained method may change in place (``.query`` is
+    public): compared before the page answers for it."""
+    query = queryset.query
+    return (
+        query.select_related,
+        tuple(query.order_by),
+        len(query.where.children),
+        query.low_mark,
+        query.high_mark,
+        query.distinct,
+        tuple(query.annotations),
+        query.deferred_loading,
+    )
+
+
+def _evaluate(
+    made: models.QuerySet, shape: tuple, owner: weakref.ref, info: Any, page: Any, fields: tuple
+) -> None:
+    """``made._fetch_all()``: the page's objects of its owner where they answer (a page of
+    their own with the other owners'), else Django's query (its objects a page)."""
+    if made._result_cache is None:
+        found = owner()
+        if found is not None and len(page.objects) > 1 and _shape(made) == shape:
+            made._result_cache = _page_objects(made, found, info, page, fields)
+        if made._result_cache is None:
+            type(made)._fetch_all(made)
+            if made._result_cache:
+                page.together(made._result_cache)
+    type(made)._fetch_all(made)
+
+
+class _Chain:
+    """A chain's objects read for the page's owners at one write count, by owner key;
+    each owner's handed out once."""
+
+    __slots__ = ("written", "by_key")
+
+    def __init__(self, written: int, by_key: dict[Any, list[Any]]) -> None:
+        self.written = written
+        self.by_key = by_key
+
+
+def _page_objects(
+    made: models.QuerySet, owner: Any, info: Any, page: Any, fields: tuple
+) -> list[Any] | None:
+    """``owner``'s objects of the page's read of the chain, or ``None`` (Django's query)."""
+    alias = made.db
+    count = written(alias, router.db_for_write(info.model, instance=owner))
+    key = getattr(owner, info.key)
+    if count is None or key is None or not made.ordered:
+        return None
+    columns = sort_columns(made)
+    if columns is None:
+        return None
+    chain_key = (info.cache_name, "select_related", fields, alias)
+    chain = page.gets.get(chain_key)
+    if chain is None or chain.written != count or key not in chain.by_key:
+        chain = page.gets[chain_key] = _Chain(count, _read(info, page, alias, fields, columns))
+    return chain.by_key.pop(key, None)
+
+
+def _read(info: Any, page: Any, alias: str, fields: tuple, columns: list[str]) -> dict:
+    """Every live owner's objects of the chain on ``alias``, by owner key."""
+    owners: dict[Any, Any] = {}
+    for peer in page.owners():
+        key = getattr(peer, info.key)
+        if key is not None and router.db_for_read(info.model, instance=peer) == alias:
+            owners.setdefault(key, peer)
+    if not owners:
+        return {}
+    manager = info.model._default_manager.db_manager(alias)
+    queryset = manager.select_related(*fields).filter(
+        **{f"{info.owner_path}{LOOKUP_SEP}in": list(owners)}
+    )
+    by_key: dict[Any, list[Any]] = {key: [] for key in owners}
+    for obj in queryset:
+        related = getattr(obj, info.field.attname)
+        info.field.set_cached_value(obj, owners[related])  # as the owner's own query does
+        by_key[related].append(obj)
+    if columns:
+        rows = [
+            (key, tuple(getattr(obj, column) for column in columns))
+            for key, found in by_key.items()
+            for obj in found
+        ]
+        for key in tied(rows):  # their own query's order
+            by_key[key] = _own(owners[key], info, fields, page)
+    read = [obj for found in by_key.values() for obj in found]
+    if read:
+        page.together(read)  # one page: each meal's items read once for all the meals
+    return by_key
+
+
+def _own(owner: Any, info: Any, fields: tuple, page: Any) -> list[Any]:
+    """``owner``'s chain by Django's own query (while ``page`` is probing, its managers
+    build Django's own querysets)."""
+    page.probing = True
+    try:
+        queryset = getattr(owner, info.accessor).all()
+    finally:
+        page.probing = False
+    return list(type(queryset).select_related(queryset, *fields))

@@ -1,0 +1,160 @@
+"""``djony.objects.page_chains``: ``obj.books.select_related(...)`` on a page's instances
+reads once for the page, and answers what Django's query answers: the same objects in
+the same order, their joined objects, their owner, new objects every evaluation."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from djony.bridge.writes import watching
+from djony.objects.peers import load_together
+from tests.testapp.models import Author, Book, Country, Publisher
+
+
+@pytest.fixture
+def shelves(db) -> list[Country]:
+    """Three countries (one without authors), authors with books, some published."""
+    countries = [Country.objects.create(code=code, name=code * 2) for code in ("fr", "it", "nz")]
+    house = Publisher.objects.create(name="House")
+    for n in range(6):
+        author = Author.objects.create(name=f"Author {n}", country=countries[n % 2])
+        author.mentor = Author.objects.order_by("pk").first()
+        author.save()
+        for k in range(n % 3 + 1):
+            publisher = house if (n + k) % 2 else None
+            Book.objects.create(title=f"Book {n}-{k}", author=author, publisher=publisher)
+    return countries
+
+
+def page(model) -> list:
+    found = list(model.objects.order_by("pk"))
+    load_together(found)
+    return found
+
+
+def queries(action) -> tuple[int, object]:
+    with CaptureQueriesContext(connection) as captured:
+        result = action()
+    return len(captured), result
+
+
+def shelf(author: Author) -> list[tuple]:
+    """What a model method reads through the chain: the books, their joined publisher and
+    their owner."""
+    return [
+        (book.pk, book.title, book.publisher and book.publisher.name, book.author is author)
+        for book in author.books.select_related("publisher")
+    ]
+
+
+def test_a_chain_reads_once_for_the_page_and_answers_as_django(shelves):
+    want = [shelf(author) for author in Author.objects.order_by("pk")]
+    authors = page(Author)
+    with watching():
+        count, got = queries(lambda: [shelf(author) for author in authors])
+    assert (count, got) == (1, want)
+    assert all(owned for found in got for *_, owned in found)  # the owner, a known object
+
+
+def test_a_chain_of_a_chain_s_objects_reads_once_for_all_of_them(shelves):
+    """Countries' authors (``mentor`` joined), then each author's books: a query each."""
+
+    def walk(countries):
+        return [
+            [
+                (author.name, author.mentor.name, shelf(author))
+                for author in country.authors.select_related("mentor")
+            ]
+            for country in countries
+        ]
+
+    want = walk(Country.objects.order_by("pk"))
+    countries = page(Country)
+    with watching():
+        count, got = queries(lambda: walk(countries))
+    assert (count, got) == (2, want)
+
+
+def test_each_evaluation_gets_objects_of_its_own(shelves):
+    authors = page(Author)
+    with watching():
+        count, (first, again) = queries(
+            lambda: (
+                list(authors[1].books.select_related()),
+                list(authors[1].books.select_related()),
+            )
+        )
+    assert count == 2  # the page read twice, as Django's two queries
+    assert [book.pk for book in first] == [book.pk for book in again]
+    assert all(one is not other for one, other in zip(first, again, strict=True))
+
+
+def test_a_write_is_seen_by_the_next_evaluation(shelves):
+    authors = page(Author)
+    with watching():
+        before = shelf(authors[0])
+        Book.objects.create(title="Book 0-new", author=authors[0])
+        after = shelf(authors[0])
+        assert shelf(authors[2]) == shelf(Author.objects.get(pk=authors[2].pk))
+    assert len(after) == len(before) + 1
+    assert after == shelf(Author.objects.get(pk=authors[0].pk))
+
+
+def test_owners_whose_rows_tie_get_their_own_query_s_order(db):
+    authors = [Author.objects.create(name=f"author {n}") for n in range(4)]
+    titles = ["Zeta", "Alpha", "Mid", "Alpha", "Zeta", "Mid", "Alpha", "Beta"]
+    for author in authors[:3]:  # ties under three titles, written out of order
+        for title in titles:
+            Book.objects.create(title=title, author=author)
+    for title in ["Zeta", "Alpha", "Mid"]:
+        Book.objects.create(title=title, author=authors[3])
+    want = [shelf(author) for author in Author.objects.order_by("pk")]
+    authors = page(Author)
+    with watching():
+        count, got = queries(lambda: [shelf(author) for author in authors])
+    assert got == want
+    assert count == 1 + 3
+
+
+@pytest.mark.parametrize(
+    "chain",
+    [
+        lambda author: author.books.select_related("publisher").filter(pages__gt=0),
+        lambda author: author.books.filter(pages__gt=0).select_related("publisher"),
+        lambda author: author.books.select_related("publisher").order_by("-pk"),
+        lambda author: author.edited_books.select_related("publisher").reverse(),
+    ],
+    ids=["filtered after", "filtered before", "ordered after", "reversed"],
+)
+def test_more_than_select_related_is_django_s_query_per_object(shelves, chain):
+    want = [[book.pk for book in chain(a)] for a in Author.objects.order_by("pk")]
+    authors = page(Author)
+    with watching():
+        count, got = queries(lambda: [[book.pk for book in chain(a)] for a in authors])
+    assert (count, got) == (len(authors), want)
+
+
+def test_a_query_changed_in_place_is_django_s(shelves):
+    authors = page(Author)
+    with watching():
+        chained = authors[0].books.select_related("publisher")
+        chained.query.clear_ordering(force=True)
+        chained.query.add_ordering("-pk")
+        count, got = queries(lambda: [book.pk for book in chained])
+    assert count == 1
+    assert got == sorted(got, reverse=True)
+
+
+def test_outside_a_watched_read_and_for_one_owner_it_is_django_s_query(shelves):
+    authors = page(Author)
+    count, got = queries(lambda: [shelf(author) for author in authors])
+    assert count == len(authors)  # outside watching(): nothing kept
+    alone = page(Author)[:1]
+    load_together(alone)
+    with watching():
+        count, found = queries(lambda: list(alone[0].books.select_related()))
+        assert count == 1
+        # ... whose objects are a page of their own: their editors read once
+        assert queries(lambda: [book.editor for book in found])[0] <= 1
