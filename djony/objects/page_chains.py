@@ -126,7 +126,10 @@ def _page_objects(
     chain = page.gets.get(chain_key)
     if chain is None or chain.written != count or key not in chain.by_key:
         chain = page.gets[chain_key] = _Chain(count, _read(info, page, alias, fields, columns))
-    return chain.by_key.pop(key, None)
+    found = chain.by_key.pop(key, None)
+    for obj in found or ():  # (a page may hold its owner's row twice: this one asked)
+        info.field.set_cached_value(obj, owner)
+    return found
 
 
 def _read(info: Any, page: Any, alias: str, fields: tuple, columns: list[str]) -> dict:
