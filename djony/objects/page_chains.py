@@ -23,7 +23,8 @@ Only where the answer is provably the database's:
 * ordered by the related model's own columns (:func:`~djony.objects.ties.sort_columns`);
   an owner two of whose rows tie in them gets its own query's objects, in that query's
   order (the page's query may give its ties in another);
-* the queryset's query left as ``select_related`` made it;
+* the queryset's query left as ``select_related`` made it, an owner whose fetch mode is
+  Django's default (Django 6.1's ``FETCH_ONE``);
 * while the connection read from, and the one the related model is written to, ran
   nothing but ``SELECT`` since the rows were read (else they are read again).
 
@@ -41,6 +42,7 @@ from django.db import models, router
 from django.db.models.constants import LOOKUP_SEP
 
 from djony.bridge.writes import written
+from djony.meta.compat import fetches_one
 from djony.objects import page_gets
 from djony.objects.ties import sort_columns, tied
 
@@ -117,8 +119,8 @@ def _page_objects(
     alias = made.db
     count = written(alias, router.db_for_write(info.model, instance=owner))
     key = getattr(owner, info.key)
-    if count is None or key is None or not made.ordered:
-        return None
+    if count is None or key is None or not made.ordered or not fetches_one(owner):
+        return None  # (Django 6.1's FETCH_PEERS and FETCH_RAISE owners: Django's own)
     columns = sort_columns(made)
     if columns is None:
         return None
