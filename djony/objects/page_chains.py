@@ -34,6 +34,7 @@ objects are a page of their own), is Django's own query.
 
 from __future__ import annotations
 
+import copy
 import functools
 import weakref
 from typing import Any
@@ -127,15 +128,17 @@ def _page_objects(
     chain_key = (info.cache_name, "select_related", fields, alias)
     chain = page.gets.get(chain_key)
     if chain is None or chain.written != count or key not in chain.by_key:
-        chain = page.gets[chain_key] = _Chain(count, _read(info, page, alias, fields, columns))
+        joins = made.query.select_related
+        chain = page.gets[chain_key] = _Chain(count, _read(info, page, alias, joins, columns))
     found = chain.by_key.pop(key, None)
     for obj in found or ():  # (a page may hold its owner's row twice: this one asked)
         info.field.set_cached_value(obj, owner)
     return found
 
 
-def _read(info: Any, page: Any, alias: str, fields: tuple, columns: list[str]) -> dict:
-    """Every live owner's objects of the chain on ``alias``, by owner key."""
+def _read(info: Any, page: Any, alias: str, joins: Any, columns: list[str]) -> dict:
+    """Every live owner's objects of the chain on ``alias``, by owner key; ``joins``: the
+    chain's ``query.select_related`` (what ``select_related(...)`` made of its fields)."""
     owners: dict[Any, Any] = {}
     for peer in page.owners():
         key = getattr(peer, info.key)
@@ -144,9 +147,7 @@ def _read(info: Any, page: Any, alias: str, fields: tuple, columns: list[str]) -
     if not owners:
         return {}
     manager = info.model._default_manager.db_manager(alias)
-    queryset = manager.select_related(*fields).filter(
-        **{f"{info.owner_path}{LOOKUP_SEP}in": list(owners)}
-    )
+    queryset = _joined(manager.filter(**{f"{info.owner_path}{LOOKUP_SEP}in": list(owners)}), joins)
     by_key: dict[Any, list[Any]] = {key: [] for key in owners}
     for obj in queryset:
         related = getattr(obj, info.field.attname)
@@ -159,14 +160,14 @@ def _read(info: Any, page: Any, alias: str, fields: tuple, columns: list[str]) -
             for obj in found
         ]
         for key in tied(rows):  # their own query's order
-            by_key[key] = _own(owners[key], info, fields, page)
+            by_key[key] = _own(owners[key], info, joins, page)
     read = [obj for found in by_key.values() for obj in found]
     if read:
         page.together(read)  # one page: each meal's items read once for all the meals
     return by_key
 
 
-def _own(owner: Any, info: Any, fields: tuple, page: Any) -> list[Any]:
+def _own(owner: Any, info: Any, joins: Any, page: Any) -> list[Any]:
     """``owner``'s chain by Django's own query (while ``page`` is probing, its managers
     build Django's own querysets)."""
     page.probing = True
@@ -174,4 +175,12 @@ def _own(owner: Any, info: Any, fields: tuple, page: Any) -> list[Any]:
         queryset = getattr(owner, info.accessor).all()
     finally:
         page.probing = False
-    return list(type(queryset).select_related(queryset, *fields))
+    return list(_joined(queryset, joins))
+
+
+def _joined(queryset: models.QuerySet, joins: Any) -> models.QuerySet:
+    """``queryset`` with the joins ``select_related(...)`` gave the chain (set as it sets
+    them, so Django 6.1 warns the project's call alone of a deprecated spelling)."""
+    joined = queryset._chain()
+    joined.query.select_related = copy.deepcopy(joins)
+    return joined
