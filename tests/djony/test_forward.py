@@ -9,13 +9,12 @@ import copy
 import pickle
 
 import pytest
-from django.db import connection
 from django.db.models.signals import post_init
-from django.test.utils import CaptureQueriesContext
 
 from djony.bridge.writes import watching
 from djony.objects.forward import ForwardCache, forward
-from djony.objects.peers import load_together
+from tests.djony import pages
+from tests.djony.pages import queries
 from tests.testapp.models import Author, Book, BookDetail, Country
 
 
@@ -37,15 +36,7 @@ def books(db) -> list[Book]:
 
 
 def page(queryset=None) -> list:
-    found = list((queryset if queryset is not None else Book.objects).order_by("pk"))
-    load_together(found)
-    return found
-
-
-def queries(action) -> tuple[int, object]:
-    with CaptureQueriesContext(connection) as captured:
-        result = action()
-    return len(captured), result
+    return pages.page(Book if queryset is None else queryset)
 
 
 def described(obj) -> tuple | None:

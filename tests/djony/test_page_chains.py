@@ -5,11 +5,10 @@ the same order, their joined objects, their owner, new objects every evaluation.
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 
 from djony.bridge.writes import watching
 from djony.objects.peers import load_together
+from tests.djony.pages import authors_with_tied_books, page, queries
 from tests.testapp.models import Author, Book, Country, Publisher
 
 
@@ -26,18 +25,6 @@ def shelves(db) -> list[Country]:
             publisher = house if (n + k) % 2 else None
             Book.objects.create(title=f"Book {n}-{k}", author=author, publisher=publisher)
     return countries
-
-
-def page(model) -> list:
-    found = list(model.objects.order_by("pk"))
-    load_together(found)
-    return found
-
-
-def queries(action) -> tuple[int, object]:
-    with CaptureQueriesContext(connection) as captured:
-        result = action()
-    return len(captured), result
 
 
 def shelf(author: Author) -> list[tuple]:
@@ -103,13 +90,7 @@ def test_a_write_is_seen_by_the_next_evaluation(shelves):
 
 
 def test_owners_whose_rows_tie_get_their_own_query_s_order(db):
-    authors = [Author.objects.create(name=f"author {n}") for n in range(4)]
-    titles = ["Zeta", "Alpha", "Mid", "Alpha", "Zeta", "Mid", "Alpha", "Beta"]
-    for author in authors[:3]:  # ties under three titles, written out of order
-        for title in titles:
-            Book.objects.create(title=title, author=author)
-    for title in ["Zeta", "Alpha", "Mid"]:
-        Book.objects.create(title=title, author=authors[3])
+    authors_with_tied_books()
     want = [shelf(author) for author in Author.objects.order_by("pk")]
     authors = page(Author)
     with watching():

@@ -13,6 +13,7 @@ from django.db.models.functions import Lower
 from django.test.utils import CaptureQueriesContext
 
 from djony.objects.peers import load_together, to_many_accessors
+from tests.djony.pages import authors_with_tied_books
 from tests.testapp.models import Author, Book, Restaurant, Review, Tag
 
 
@@ -70,13 +71,7 @@ def test_owners_whose_related_rows_tie_get_their_own_query_s_order(db) -> None:
     author's own query gives them, though the page reads every author's in one query (whose
     order of ties is the database's, PostgreSQL's differing): authors with ties are read by
     their own query, the others not, and the objects a hook sees are that query's."""
-    authors = [Author.objects.create(name=f"author {n}") for n in range(4)]
-    titles = ["Zeta", "Alpha", "Mid", "Alpha", "Zeta", "Mid", "Alpha", "Beta"]
-    for author in authors[:3]:  # ties under three titles, written out of order
-        for title in titles:
-            Book.objects.create(title=title, author=author)
-    for title in ["Zeta", "Alpha", "Mid"]:  # no ties
-        Book.objects.create(title=title, author=authors[3])
+    authors_with_tied_books()
     want = read(fresh(Author), "books")
     page = fresh(Author)
     load_together(page)

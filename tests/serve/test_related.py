@@ -11,6 +11,7 @@ from django.db.models.functions import Lower
 from djony.objects.ties import sort_columns, tied
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import Relation, ToOneRelation, prefetch_loader
+from tests.djony.pages import authors_with_tied_books
 from tests.instances.models import Comment, Note, Writer
 from tests.testapp.models import (
     Author,
@@ -119,13 +120,7 @@ def test_related_keys_of_many_owners_keep_each_owner_s_order_of_ties(
     order each owner's related manager gives them, though the owners' rows are read as
     one set (PostgreSQL sorts more than a few rows in an order of its own): owners with
     ties are read by their own query, the others not."""
-    authors = [Author.objects.create(name=f"author {n}") for n in range(4)]
-    titles = ["Zeta", "Alpha", "Mid", "Alpha", "Zeta", "Mid", "Alpha", "Beta"]
-    for author in authors[:3]:  # ties under three titles, written out of order
-        for title in titles:
-            Book.objects.create(title=title, author=author)
-    for title in ["Zeta", "Alpha", "Mid"]:  # no ties
-        Book.objects.create(title=title, author=authors[3])
+    authors = authors_with_tied_books()
     expected = {author.pk: list(author.books.values_list("pk", flat=True)) for author in authors}
     relation = Relation.find(Author, "books")
     with django_assert_num_queries(1 + 3):
