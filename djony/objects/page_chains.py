@@ -95,10 +95,11 @@ def _evaluate(
         found = owner()
         if found is not None and len(page.objects) > 1 and _shape(made) == shape:
             made._result_cache = _page_objects(made, found, info, page, fields)
-        if made._result_cache is None:
+        if made._result_cache is None:  # Django's query
             type(made)._fetch_all(made)
             if made._result_cache:
                 page.together(made._result_cache)
+            return
     type(made)._fetch_all(made)
 
 
