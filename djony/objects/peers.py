@@ -225,13 +225,10 @@ class PeerCache(page_gets.PageCache):
             evaluate = functools.partial(_read_kept, queryset, owner, name, page)
             page_gets.set_method(queryset, "_fetch_all", evaluate)
             return queryset
-        columns = sort_columns(queryset)  # None: ties the page's rows cannot tell apart
-        if name not in page.any_order and (columns is None or not _ordered(queryset)):
+        if name not in page.any_order and not _ordered(queryset):
             page.refused.add(name)
             return self._own(owner, name, queryset)
-        evaluate = functools.partial(
-            _load_for_page, queryset, page, self._owner, name, accessor, columns or []
-        )
+        evaluate = functools.partial(_load_for_page, queryset, page, self._owner, name, accessor)
         page_gets.set_method(queryset, "_fetch_all", evaluate)
         if name in page.any_order:  # answered from the page's load, as a prefetch answers
             page_gets.set_method(queryset, "count", functools.partial(len, queryset))
@@ -287,14 +284,21 @@ def _read_kept(queryset: Any, owner: Any, name: str, page: _Page) -> None:
 
 
 def _load_for_page(
-    queryset: Any, page: _Page, owner: weakref.ref, name: str, accessor: str, columns: list[str]
+    queryset: Any, page: _Page, owner: weakref.ref, name: str, accessor: str
 ) -> None:
     """Evaluate ``queryset`` (the owner's ``name``) by loading ``name`` for the whole page.
 
-    ``columns``: what the relation's rows are sorted by (:func:`~djony.objects.ties.sort_columns`);
-    an owner two of whose rows tie in them gets its own query's objects instead, in the
-    order that query gives (the page's one query may give its ties in another)."""
+    An owner two of whose rows tie in what the relation's rows are sorted by
+    (:func:`~djony.objects.ties.sort_columns`) gets its own query's objects instead, in the
+    order that query gives (the page's one query may give its ties in another); a relation
+    sorted by what rows cannot show (an expression, a related model's column) is each
+    owner's own query, but where the page loads it in any order."""
     if queryset._result_cache is None:
+        columns = sort_columns(queryset)
+        if columns is None and name not in page.any_order:
+            page.refused.add(name)
+            type(queryset)._fetch_all(queryset)  # Django's own query (and later ones)
+            return
         page.probing = True  # the managers Django asks while it fills the caches build theirs
         try:
             owners = page.owners_without(name)
