@@ -28,8 +28,12 @@ An instance loaded alone (a detail's object) reads each such relation with its o
 query, as on Django, by SQL compiled once per relation (:mod:`djony.objects.relation_sql`);
 the objects it reads are a page of their own too.
 
-A write through the manager drops the loaded entry as Django drops a prefetched one; a
-pickled or copied cache is a plain ``dict``.
+A write through the manager drops the loaded entry as Django drops a prefetched one;
+inside a :func:`djony.bridge.writes.watching` block (a ``DjonyResource`` read) any write
+since the page's load drops what that load left in every owner's cache, so the next read
+loads the relation for the page again, seeing what Django's own query would (an entry a
+``prefetch_related`` made stays, as on Django).  A pickled or copied cache is a plain
+``dict``.
 """
 
 from __future__ import annotations
@@ -38,8 +42,9 @@ import functools
 import weakref
 from typing import Any
 
-from django.db import models
+from django.db import models, router
 
+from djony.bridge.writes import written
 from djony.objects import forward, page_chains, page_gets, page_relations
 from djony.objects.relation_sql import kept_read, untouched
 from djony.objects.ties import sort_columns, tied
@@ -159,7 +164,7 @@ def prefetches_as_django(manager_class: type) -> bool:
 class _Page:
     """The instances loaded together; ``probing`` while a manager builds its own queryset."""
 
-    __slots__ = ("objects", "probing", "any_order", "refused", "gets")
+    __slots__ = ("objects", "probing", "any_order", "refused", "gets", "loads")
 
     def __init__(self, objects: list[weakref.ref], any_order: frozenset[str]) -> None:
         self.objects = objects
@@ -170,6 +175,9 @@ class _Page:
         self.refused: set[str] = set()
         #: What the page's related ``get()``/``count()``/``exists()`` read (:mod:`.page_gets`).
         self.gets: dict = {}
+        #: The relations this page loaded inside a watched read, by cache name: the write
+        #: count they hold at, and the querysets the load left in the owners' caches.
+        self.loads: dict[str, _Load] = {}
 
     @staticmethod
     def together(objects: list[Any]) -> None:
@@ -186,6 +194,33 @@ class _Page:
         alive = (ref() for ref in self.objects)
         return [obj for obj in alive if obj is not None and name not in obj.__dict__.get(CACHE, ())]
 
+    def unload(self, name: str) -> None:
+        """Drop what this page's load of ``name`` left in its owners' caches (a write ran
+        since: as on Django, the relation is read again; a ``prefetch_related``'s stays)."""
+        load = self.loads.pop(name)
+        for owner in self.owners():
+            cache = owner.__dict__.get(CACHE)
+            if cache is not None and id(dict.get(cache, name)) in load.querysets:
+                dict.pop(cache, name)
+
+
+class _Load:
+    """A page's load of one relation: where and at which write count it was read, and the
+    querysets it left in the owners' caches (by ``id``, while they are there)."""
+
+    __slots__ = ("alias", "written_model", "count", "querysets")
+
+    def __init__(self, alias: str, written_model: type, count: int, querysets: set[int]) -> None:
+        self.alias = alias
+        self.written_model = written_model
+        self.count = count
+        self.querysets = querysets
+
+    def stale(self, owner: Any) -> bool:
+        """Whether a write ran since the load (where ``owner``'s relation is written to)."""
+        now = written(self.alias, router.db_for_write(self.written_model, instance=owner))
+        return now != self.count
+
 
 class PeerCache(page_gets.PageCache):
     """An instance's ``_prefetched_objects_cache``: a missing to-many loads for the page.
@@ -198,6 +233,11 @@ class PeerCache(page_gets.PageCache):
     __slots__ = ()
 
     def __getitem__(self, name: str) -> Any:
+        load = self._page.loads.get(name)
+        if load is not None and id(dict.get(self, name)) in load.querysets:
+            owner = self._owner()
+            if owner is not None and load.stale(owner):
+                self._page.unload(name)
         queryset = super().__getitem__(name)
         owner = self._owner()
         if owner is not None and not self._page.probing:
@@ -316,7 +356,26 @@ def _load_for_page(
         queryset._result_cache = loaded._result_cache
         queryset._prefetch_done = loaded._prefetch_done
         _related_page(_loaded(owners, name))
+        _record_load(page, name, queryset, found, owners)
     type(queryset)._fetch_all(queryset)
+
+
+def _record_load(page: _Page, name: str, queryset: Any, owner: Any, owners: list[Any]) -> None:
+    """Keep, inside a watched read, at which write count ``owners`` loaded ``name`` (their
+    caches' entries are dropped after a write: :meth:`_Page.unload`)."""
+    model = queryset.model
+    through = getattr(getattr(owner, to_many_accessors(type(owner))[name]), "through", None)
+    written_model = model if through is None else through
+    alias = queryset.db
+    count = written(alias, router.db_for_write(written_model, instance=owner))
+    if count is None:
+        return  # outside a watched read: kept as a prefetch keeps it
+    entries = (dict.get(found.__dict__[CACHE], name) for found in owners)
+    stored = {id(entry) for entry in entries if entry is not None}
+    earlier = page.loads.get(name)
+    if earlier is not None and earlier.count == count:
+        stored |= earlier.querysets
+    page.loads[name] = _Load(alias, written_model, count, stored)
 
 
 def _own_order_of_ties(owners: list[Any], name: str, accessor: str, columns: list[str]) -> None:

@@ -12,6 +12,7 @@ from django.db import connection
 from django.db.models.functions import Lower
 from django.test.utils import CaptureQueriesContext
 
+from djony.bridge.writes import watching
 from djony.objects.peers import load_together, to_many_accessors
 from tests.djony.pages import authors_with_tied_books
 from tests.testapp.models import Author, Book, Restaurant, Review, Tag
@@ -185,6 +186,24 @@ def test_what_was_prefetched_stays(books) -> None:
     count, got = queries_of(lambda: read(page, "tags"))
     assert count == 0
     assert got == read(fresh(Book), "tags")
+
+
+def test_a_relation_the_page_loaded_is_read_again_after_a_write(books) -> None:
+    """Inside a watched read a write (here not through the manager) is seen by the next
+    read of a relation the page loaded, as Django's own query sees it: one query for the
+    page again.  What a ``prefetch_related`` loaded stays, as on Django."""
+    page = fresh(Author)
+    prefetched = list(Author.objects.prefetch_related("books").order_by("pk"))
+    load_together(page)
+    load_together(prefetched)
+    with watching():
+        before = read(page, "books")
+        assert read(prefetched, "books") == before
+        Book.objects.create(title="Book 9", author=page[0])
+        count, got = queries_of(lambda: read(page, "books"))
+        assert queries_of(lambda: read(prefetched, "books")) == (0, before)
+    assert got == read(fresh(Author), "books") != before
+    assert count == 1
 
 
 def test_a_write_through_the_manager_is_seen(books) -> None:

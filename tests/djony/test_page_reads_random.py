@@ -1,0 +1,92 @@
+"""Random reads and writes through a page's instances answer as Django's own instances do.
+
+A page of authors (:func:`~djony.objects.peers.load_together`, inside a watched read) is
+read through its relations (iterated, counted, chained with ``select_related``, walked on
+to the books' tags and publishers) between writes of every kind (rows created, changed,
+deleted; links added and removed through managers and around them).  After each step
+the same reads of fresh Django instances, which read everything again, must give the
+same values; the books' titles tie often (``Book``'s order is its title)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from djony.bridge.writes import watching
+from tests.djony.pages import page
+from tests.testapp.models import Author, Book, Publisher, Tag
+
+TITLES = ["Alpha", "Beta", "Gamma"]
+
+
+def books_of(author):
+    return [book.pk for book in author.books.all()]
+
+
+def counted(author):
+    return author.books.count(), author.books.exists(), author.edited_books.exists()
+
+
+def chained(author):
+    return [
+        (book.pk, book.publisher and book.publisher.name, book.author_id)
+        for book in author.books.select_related("publisher")
+    ]
+
+
+def walked(author):
+    return [
+        (book.pk, [tag.name for tag in book.tags.all()], book.tags.count(), book.editor_id)
+        for book in author.books.all()
+    ]
+
+
+def tags_of(author):
+    return sorted(tag.pk for book in author.books.all() for tag in book.tags.all())
+
+
+READS = [books_of, counted, chained, walked, tags_of]
+
+
+def write(rng: random.Random, authors: list[Author]) -> None:
+    """One write of a random kind, through Django (never through a page's instance)."""
+    author = rng.choice(authors)
+    books = list(Book.objects.order_by("pk"))
+    kind = rng.randrange(6)
+    if kind == 0 or not books:
+        Book.objects.create(title=rng.choice(TITLES), author=author)
+    elif kind == 1:
+        Book.objects.filter(pk=rng.choice(books).pk).delete()
+    elif kind == 2:
+        Book.objects.filter(pk=rng.choice(books).pk).update(title=rng.choice(TITLES))
+    elif kind == 3:
+        rng.choice(books).tags.add(rng.choice(list(Tag.objects.all())))
+    elif kind == 4:
+        rng.choice(books).tags.clear()
+    else:
+        Book.objects.filter(pk=rng.choice(books).pk).update(
+            publisher=rng.choice([None, *Publisher.objects.all()]), editor=author
+        )
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_reads_and_writes_answer_as_django(db, seed) -> None:
+    rng = random.Random(seed)
+    tags = [Tag.objects.create(name=f"tag {n}") for n in range(4)]
+    Publisher.objects.create(name="House")
+    authors = [Author.objects.create(name=f"author {n}") for n in range(4)]
+    for _ in range(12):
+        book = Book.objects.create(title=rng.choice(TITLES), author=rng.choice(authors))
+        book.tags.set(rng.sample(tags, rng.randrange(3)))
+    objects = page(Author)
+    with watching():
+        for step in range(40):
+            if rng.random() < 0.3:
+                write(rng, authors)
+                continue
+            read = rng.choice(READS)
+            at = rng.randrange(len(objects))
+            got = read(objects[at])
+            want = read(Author.objects.get(pk=objects[at].pk))
+            assert got == want, f"step {step}: {read.__name__} of author {at}"
