@@ -17,7 +17,7 @@ import pytest
 
 from djony.bridge.writes import watching
 from tests.djony.pages import page
-from tests.testapp.models import Author, Book, Publisher, Tag
+from tests.testapp.models import Author, Book, Chapter, Publisher, Review, Tag
 
 TITLES = ["Alpha", "Beta", "Gamma"]
 
@@ -113,3 +113,83 @@ def test_random_reads_and_writes_answer_as_django(db, seed) -> None:
             got = read(objects[at])
             want = read(twins[at])
             assert got == want, f"step {step}: {read.__name__} of author {at}"
+
+
+def tag_names(book):
+    return [tag.name for tag in book.tags.all()]
+
+
+def tag_counts(book):
+    return book.tags.count(), book.tags.exists(), book.reviews.count(), book.reviews.exists()
+
+
+def starred(book):
+    try:
+        review = book.reviews.get(stars=2)
+    except (Review.DoesNotExist, Review.MultipleObjectsReturned) as exc:
+        return type(exc).__name__, str(exc)
+    return review.pk, review.body, review.book is book
+
+
+def written_by(book):
+    return book.author.name, book.author.country_id, book.editor and book.editor.name
+
+
+def chapters(book):
+    return sorted((c.pk, c.writer.name) for c in book.chapters.select_related("writer"))
+
+
+def taggers(book):
+    return [sorted(other.pk for other in tag.books.all()) for tag in book.tags.all()]
+
+
+BOOK_READS = [tag_names, tag_counts, starred, written_by, chapters, taggers]
+
+
+def write_book(rng: random.Random, books: list[Book]) -> None:
+    book = rng.choice(books)
+    tags = list(Tag.objects.all())
+    reviews = list(Review.objects.order_by("pk"))
+    kind = rng.randrange(7)
+    if kind == 0 or not reviews:
+        Review.objects.create(book=book, stars=rng.randrange(4), body=f"body {rng.random()}")
+    elif kind == 1:
+        Review.objects.filter(pk=rng.choice(reviews).pk).delete()
+    elif kind == 2:
+        Review.objects.filter(pk=rng.choice(reviews).pk).update(stars=rng.randrange(4))
+    elif kind == 3:
+        book.tags.add(rng.choice(tags))
+    elif kind == 4:
+        Book.tags.through.objects.filter(tag=rng.choice(tags)).delete()  # around the managers
+    elif kind == 5:
+        Author.objects.filter(pk=book.author_id).update(name=f"renamed {rng.random()}")
+    else:
+        Chapter.objects.create(book=book, writer=rng.choice(list(Author.objects.all())))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_reads_and_writes_of_books_answer_as_django(db, seed) -> None:
+    rng = random.Random(seed)
+    tags = [Tag.objects.create(name=f"tag {n}") for n in range(4)]
+    authors = [Author.objects.create(name=f"author {n}") for n in range(3)]
+    for _ in range(8):
+        book = Book.objects.create(
+            title=rng.choice(TITLES),
+            author=rng.choice(authors),
+            editor=rng.choice([None, *authors]),
+        )
+        book.tags.set(rng.sample(tags, rng.randrange(3)))
+        for _ in range(rng.randrange(3)):
+            Review.objects.create(book=book, stars=rng.randrange(4))
+    objects = page(Book)
+    twins = list(Book.objects.order_by("pk"))
+    with watching():
+        for step in range(50):
+            if rng.random() < 0.3:
+                write_book(rng, twins)
+                continue
+            read = rng.choice(BOOK_READS)
+            at = rng.randrange(len(objects))
+            got = read(objects[at])
+            want = read(twins[at])
+            assert got == want, f"step {step}: {read.__name__} of book {at}"
