@@ -12,6 +12,7 @@ titles tie often (``Book``'s order is its title)."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -89,6 +90,23 @@ def write(rng: random.Random, authors: list[Author]) -> None:
         Author.objects.filter(pk=rng.choice(authors).pk).update(name=f"renamed {rng.random()}")
 
 
+def run(rng: random.Random, model: type, reads: list, write_one: Any, steps: int = 50) -> None:
+    """``steps`` random steps on a page of ``model``'s objects and on their twins: a write
+    (``write_one()``) or one of ``reads`` of the same object on both, compared."""
+    objects = page(model)
+    twins = list(model.objects.order_by("pk"))
+    with watching():
+        for step in range(steps):
+            if rng.random() < 0.3:
+                write_one()
+                continue
+            read = rng.choice(reads)
+            at = rng.randrange(len(objects))
+            got = read(objects[at])
+            want = read(twins[at])
+            assert got == want, f"step {step}: {read.__name__} of {model.__name__} {at}"
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_random_reads_and_writes_answer_as_django(db, seed) -> None:
     rng = random.Random(seed)
@@ -101,18 +119,7 @@ def test_random_reads_and_writes_answer_as_django(db, seed) -> None:
     for n, author in enumerate(authors[1:]):
         author.mentor = authors[n]
         author.save()
-    objects = page(Author)
-    twins = list(Author.objects.order_by("pk"))
-    with watching():
-        for step in range(50):
-            if rng.random() < 0.3:
-                write(rng, authors)
-                continue
-            read = rng.choice(READS)
-            at = rng.randrange(len(objects))
-            got = read(objects[at])
-            want = read(twins[at])
-            assert got == want, f"step {step}: {read.__name__} of author {at}"
+    run(rng, Author, READS, lambda: write(rng, authors))
 
 
 def tag_names(book):
@@ -181,15 +188,4 @@ def test_random_reads_and_writes_of_books_answer_as_django(db, seed) -> None:
         book.tags.set(rng.sample(tags, rng.randrange(3)))
         for _ in range(rng.randrange(3)):
             Review.objects.create(book=book, stars=rng.randrange(4))
-    objects = page(Book)
-    twins = list(Book.objects.order_by("pk"))
-    with watching():
-        for step in range(50):
-            if rng.random() < 0.3:
-                write_book(rng, twins)
-                continue
-            read = rng.choice(BOOK_READS)
-            at = rng.randrange(len(objects))
-            got = read(objects[at])
-            want = read(twins[at])
-            assert got == want, f"step {step}: {read.__name__} of book {at}"
+    run(rng, Book, BOOK_READS, lambda: write_book(rng, list(Book.objects.order_by("pk"))))
