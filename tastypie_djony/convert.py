@@ -26,10 +26,12 @@ from django.conf import settings
 from django.core.serializers import json as django_json
 from django.core.signals import setting_changed
 from django.dispatch import receiver
+from django.http import HttpResponse
 from django.utils import timezone
 from tastypie import fields as tastypie_fields
 from tastypie.bundle import Bundle
 from tastypie.serializers import Serializer
+from tastypie.utils.mime import build_content_type
 
 #: ``field.convert`` of the stock fields whose conversion is one builtin.
 CONVERSIONS: dict[type, Callable[[Any], Any]] = {
@@ -154,4 +156,13 @@ def render_json(data: Any) -> str:
     """What ``Serializer.to_json`` writes for data that is already simple."""
     return django_json.json.dumps(
         data, cls=django_json.DjangoJSONEncoder, sort_keys=True, ensure_ascii=False
+    )
+
+
+def json_response(
+    body: str, response_class: type[HttpResponse] = HttpResponse, **response_kwargs: Any
+) -> HttpResponse:
+    """The answer ``create_response`` gives for a JSON ``body`` (its content type)."""
+    return response_class(
+        content=body, content_type=build_content_type("application/json"), **response_kwargs
     )

@@ -35,7 +35,6 @@ from tastypie.contrib.contenttypes.fields import GenericForeignKeyField
 from tastypie.exceptions import ImmediateHttpResponse
 from tastypie.fields import ToManyField, ToOneField
 from tastypie.resources import BaseModelResource
-from tastypie.utils.mime import build_content_type
 
 from djony.serving import (
     assignments_not_saved,
@@ -50,7 +49,7 @@ from tastypie_djony.apikey import kept_lookup, kept_multi, multi_authenticated
 from tastypie_djony.bodies import BodiesMixin
 from tastypie_djony.checks import unservable_reason
 from tastypie_djony.clientinput import ClientInputMixin, mismatched_keys_refused
-from tastypie_djony.convert import render_json, simple
+from tastypie_djony.convert import json_response, render_json, simple
 from tastypie_djony.declaration import DjonyDeclarativeMetaclass
 from tastypie_djony.fields import (
     as_set_field,
@@ -339,9 +338,7 @@ class DjonyResource(
         if not writes_stock_json(self, request):
             return super().create_response(request, data, response_class, **response_kwargs)
         body = render_json(simple(data, self._meta.serializer, {}))
-        return response_class(
-            content=body, content_type=build_content_type("application/json"), **response_kwargs
-        )
+        return json_response(body, response_class, **response_kwargs)
 
     # -- request handling -------------------------------------------------
     def wrap_view(self, view: str) -> Callable:

@@ -45,7 +45,7 @@ from django.db.models.constants import LOOKUP_SEP
 from djony.bridge.writes import written
 from djony.meta.compat import fetches_one
 from djony.objects import page_gets
-from djony.objects.ties import sort_columns, tied
+from djony.objects.ties import sort_columns, tied_objects
 
 
 def arm(queryset: models.QuerySet, owner: Any, name: str, page: Any) -> None:
@@ -155,12 +155,7 @@ def _read(info: Any, page: Any, alias: str, joins: Any, columns: list[str]) -> d
         info.field.set_cached_value(obj, owners[related])  # as the owner's own query does
         by_key[related].append(obj)
     if columns:
-        rows = [
-            (key, tuple(getattr(obj, column) for column in columns))
-            for key, found in by_key.items()
-            for obj in found
-        ]
-        for key in tied(rows):  # their own query's order
+        for key in tied_objects(by_key.items(), columns):  # their own query's order
             by_key[key] = _own(owners[key], info, joins, page)
     read = [obj for found in by_key.values() for obj in found]
     if read:

@@ -47,7 +47,7 @@ from django.db import models, router
 from djony.bridge.writes import written
 from djony.objects import forward, page_chains, page_gets, page_relations
 from djony.objects.relation_sql import kept_read, untouched
-from djony.objects.ties import sort_columns, tied
+from djony.objects.ties import sort_columns, tied_objects
 
 #: The attribute Django's related managers and ``prefetch_related`` keep their results in.
 CACHE = "_prefetched_objects_cache"
@@ -382,12 +382,8 @@ def _own_order_of_ties(owners: list[Any], name: str, accessor: str, columns: lis
     """Give each of ``owners`` whose loaded ``name`` holds rows of equal ``columns`` values
     its related manager's own queryset, evaluated by its own query (while the page is
     ``probing``: Django builds it as it always does)."""
-    rows = [
-        (id(owner), tuple(getattr(obj, column) for column in columns))
-        for owner, found in zip(owners, _loaded(owners, name), strict=True)
-        for obj in found or ()
-    ]
-    with_ties = tied(rows)
+    loaded = zip(map(id, owners), _loaded(owners, name), strict=True)
+    with_ties = tied_objects(loaded, columns)
     for owner in owners:
         if id(owner) in with_ties:
             owner.__dict__[CACHE].pop(name)  # (else the manager answers the page's load)

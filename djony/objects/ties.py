@@ -66,6 +66,18 @@ def tied(rows: list[tuple[Any, tuple]]) -> set[Any]:
     return found
 
 
+def tied_objects(groups: Any, columns: list[str]) -> set[Any]:
+    """The owners among ``groups`` (``(owner, its related objects in the query's order)``)
+    two of whose objects have equal values of ``columns`` (as :func:`tied` compares them)."""
+    return tied(
+        [
+            (owner, tuple(getattr(obj, column) for column in columns))
+            for owner, found in groups
+            for obj in found or ()
+        ]
+    )
+
+
 _NONE = object()
 
 

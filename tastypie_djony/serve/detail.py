@@ -30,11 +30,10 @@ from django.http import HttpResponse
 from tastypie import http
 from tastypie.bundle import Bundle
 from tastypie.exceptions import NotFound
-from tastypie.utils.mime import build_content_type
 
 from djony.serving import Kept, exact_for, last_leaf
 from tastypie_djony.authorization import authorize_read_detail
-from tastypie_djony.convert import render_json, simple
+from tastypie_djony.convert import json_response, render_json, simple
 from tastypie_djony.declines import Fallback
 from tastypie_djony.objectlist import DjonyObjectList, check_rows_serve
 from tastypie_djony.onevalue import KeptForValue, NotServedByKept
@@ -124,10 +123,6 @@ def filtered_list(resource: Any, base: type, request: Any, applicable: dict) -> 
     parent, index = last_leaf(chained.query.where)
     parent.children[index] = condition
     return unfiltered._chain(chained)
-
-
-def _json(body: str) -> HttpResponse:
-    return HttpResponse(body, content_type=build_content_type("application/json"))
 
 
 def _leaves(node: Any) -> int:
@@ -276,7 +271,7 @@ def serve_detail(
     json = stock_json(resource, request)
     if not bundles:
         if json:
-            response = _json(render_json(found[0]))
+            response = json_response(render_json(found[0]))
         else:  # the serializer writes the bundle Tastypie's get_detail hands it
             response = resource.create_response(request, Bundle(data=found[0], request=request))
     else:
@@ -288,7 +283,7 @@ def serve_detail(
             )
         bundle = resource.alter_detail_data_to_serialize(request, bundle)
         if json:
-            response = _json(render_json(simple(bundle, resource._meta.serializer, {})))
+            response = json_response(render_json(simple(bundle, resource._meta.serializer, {})))
         else:
             response = resource.create_response(request, bundle)
     if verifying():

@@ -17,9 +17,8 @@ from typing import Any
 
 from django.http import HttpResponse
 from tastypie.bundle import Bundle
-from tastypie.utils.mime import build_content_type
 
-from tastypie_djony.convert import render_json, simple
+from tastypie_djony.convert import json_response, render_json, simple
 from tastypie_djony.declines import Fallback
 from tastypie_djony.objectlist import check_rows_serve
 from tastypie_djony.paginator import paginator_class
@@ -71,9 +70,7 @@ def serve_list(
     except Fallback:
         return general(page)
     if json:
-        response = HttpResponse(
-            render_json(data), content_type=build_content_type("application/json")
-        )
+        response = json_response(render_json(data))
     else:
         response = resource.create_response(request, data)
     if verifying():

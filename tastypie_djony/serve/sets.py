@@ -24,9 +24,8 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.http import HttpResponse
 from tastypie.bundle import Bundle
 from tastypie.exceptions import Unauthorized
-from tastypie.utils.mime import build_content_type
 
-from tastypie_djony.convert import render_json, simple
+from tastypie_djony.convert import json_response, render_json, simple
 from tastypie_djony.declines import Fallback
 from tastypie_djony.objectlist import check_rows_serve
 from tastypie_djony.serve.choice import list_plan
@@ -107,7 +106,7 @@ def serve_set(
     data = answer_data(resource, request, objects, not_found)
     if json:
         body = render_json(simple(data, meta.serializer, {}) if bundles else data)
-        response = HttpResponse(body, content_type=build_content_type("application/json"))
+        response = json_response(body)
     else:
         if not bundles:  # the serializer writes bundles, as Tastypie's answer holds them
             data[meta.collection_name] = [Bundle(data=row, request=request) for row in objects]
