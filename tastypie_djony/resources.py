@@ -57,7 +57,7 @@ from tastypie_djony.fields import (
 )
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import prefetch_loader
-from tastypie_djony.schema import bare_schema, serve_schema
+from tastypie_djony.schema import bare_schema, build_schema, serve_schema
 from tastypie_djony.serve.choice import declined, detail_choice, plan_for, served_by
 from tastypie_djony.serve.detail import serve_detail
 from tastypie_djony.serve.lists import serve_list
@@ -312,6 +312,12 @@ class DjonyResource(
         if needs is None:
             return super().get_schema(request, **kwargs)
         return serve_schema(self, request, needs)
+
+    def build_schema(self) -> dict[str, Any]:
+        """Tastypie's ``build_schema``; a related field's link to its resource's schema
+        without building that resource, reversed once per URLconf, script prefix and
+        language (:func:`tastypie_djony.schema.build_schema`)."""
+        return build_schema(self, DjonyResource)
 
     def _general_list(self, request: Any, page: dict) -> HttpResponse:
         """The rest of Tastypie's ``get_list`` for a page of objects."""

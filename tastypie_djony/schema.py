@@ -17,6 +17,15 @@ building them can be skipped with nothing else changing:
   write, so it is called, as on ``ModelResource``).
 
 Anything else is Tastypie's ``get_schema`` as it is.
+
+:func:`build_schema` is Tastypie's ``build_schema`` (the same dict, field by field) but
+for how a related field's ``related_schema`` link is found: Tastypie builds an instance of
+the related resource to read its ``resource_name`` and reverses the link on every
+request.  Where the related resource's ``__init__`` only copies its class's fields
+(Tastypie's, ``DjonyResource``'s), the name is its class's; where this resource reverses
+as Tastypie does, the link is reversed once per URLconf, script prefix and language
+(:meth:`~tastypie_djony.uris.DetailUris.schema_uri`).  An ``__init__`` or a
+``_build_reverse_url`` of your own is called as Tastypie calls it.
 """
 
 from __future__ import annotations
@@ -27,10 +36,13 @@ from typing import Any
 
 from django.db import models
 from django.db.models.signals import post_init, pre_init
+from django.urls import NoReverseMatch
 from django.utils import timezone
+from tastypie.resources import Resource
 
 from tastypie_djony.authorization import authorize_read_detail
-from tastypie_djony.stock import MODEL_CLASS, NOTHING, detail_authorization
+from tastypie_djony.stock import MODEL_CLASS, NOTHING, detail_authorization, stock_reverse
+from tastypie_djony.uris import uris_of
 
 #: Field defaults whose call has no effect but its value.
 PURE_DEFAULTS = frozenset(
@@ -94,3 +106,58 @@ def serve_schema(resource: Any, request: Any, needs: str) -> Any:
     if needs == MODEL_CLASS:
         authorize_read_detail(resource, request, resource._meta.object_class)
     return resource.create_response(request, resource.build_schema())
+
+
+def build_schema(resource: Any, base: type) -> dict[str, Any]:
+    """Tastypie's ``build_schema()`` of ``resource`` (see the module; ``base``: the class
+    whose ``__init__`` is known, ``DjonyResource``)."""
+    meta = resource._meta
+    data: dict[str, Any] = {
+        "fields": {},
+        "default_format": meta.default_format,
+        "allowed_list_http_methods": meta.list_allowed_methods,
+        "allowed_detail_http_methods": meta.detail_allowed_methods,
+        "default_limit": meta.limit,
+    }
+    if meta.ordering:
+        data["ordering"] = meta.ordering
+    if meta.filtering:
+        data["filtering"] = meta.filtering
+    try:
+        pk_field_name = meta.queryset.model._meta.pk.name
+    except AttributeError:  # a resource without a model
+        pk_field_name = None
+    known_inits = (Resource.__init__, base.__init__)
+    for field_name, field_object in resource.fields.items():
+        described = data["fields"][field_name] = {
+            "default": field_object.default,
+            "type": field_object.dehydrated_type,
+            "nullable": field_object.null,
+            "blank": field_object.blank,
+            "readonly": field_object.readonly,
+            "help_text": field_object.help_text,
+            "unique": field_object.unique,
+            "primary_key": field_name == pk_field_name,
+            "verbose_name": field_object.verbose_name or field_name.replace("_", " "),
+        }
+        if field_object.dehydrated_type != "related":
+            continue
+        described["related_type"] = "to_many" if field_object.is_m2m else "to_one"
+        described["related_schema"] = _related_schema(resource, field_object, known_inits)
+    return data
+
+
+def _related_schema(resource: Any, field: Any, known_inits: tuple) -> str:
+    """A related field's ``related_schema``: the URI of its resource's ``schema/``."""
+    related = field.to_class
+    if related.__init__ in known_inits:
+        name = related._meta.resource_name
+    else:
+        name = related()._meta.resource_name
+    if stock_reverse(resource):
+        return uris_of(resource).schema_uri(name)
+    kwargs = {"api_name": resource._meta.api_name, "resource_name": name}
+    try:
+        return resource._build_reverse_url("api_get_schema", kwargs=kwargs)
+    except NoReverseMatch:
+        return ""

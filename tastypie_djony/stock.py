@@ -181,6 +181,12 @@ URL_ADDING = ("prepend_urls", "override_urls")
 DETAIL_URL = "api_dispatch_detail"
 
 
+def stock_reverse(resource: Any) -> bool:
+    """Whether ``resource`` reverses its URLs as Tastypie does (its ``_build_reverse_url`` is
+    Tastypie's, ``NamespacedModelResource``'s or marked with :func:`stock_uri_method`)."""
+    return type(resource)._build_reverse_url in _STOCK_URI_METHODS["_build_reverse_url"]
+
+
 def stock_uris(resource: Any) -> bool:
     """Whether ``resource``'s detail URIs are Tastypie's own function of the key.
 

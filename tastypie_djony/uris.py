@@ -15,7 +15,8 @@ Tastypie builds a detail URI with ``get_resource_uri(obj)``:
   reverses once per URLconf, script prefix, language and namespace with a sentinel key and
   puts the value in its place; values that ``reverse()`` would quote go through
   ``reverse()`` itself; the list's own URI (:meth:`DetailUris.list_uri`, what a page's
-  ``meta`` links start from) is reversed once per the same.  The templates are kept in a
+  ``meta`` links start from) and the links of ``schema/`` to related resources' schemas
+  (:meth:`DetailUris.schema_uri`) are reversed once per the same.  The templates are kept in a
   :class:`~djony.objects.kept.BoundedCache` (``DJONY_CACHE_SIZE`` entries per resource: a
   site mounted under many script prefixes reverses again for the least recently used).
 
@@ -97,6 +98,24 @@ class DetailUris:
             getattr(meta, "urlconf_namespace", None),
             meta.detail_uri_name,
         )
+
+    def schema_uri(self, resource_name: str) -> str:
+        """The URI of ``resource_name``'s ``schema/`` in this resource's API, as Tastypie's
+        ``build_schema`` links a related field's (``""`` when no URL matches), reversed
+        once per :meth:`_key`; only valid when the resource's ``_build_reverse_url`` is
+        Tastypie's own (:func:`~tastypie_djony.stock.stock_reverse`)."""
+        key = (*self._key(), "schema", resource_name)
+        try:
+            return self._parts[key]
+        except KeyError:
+            pass
+        kwargs = {"api_name": self.resource._meta.api_name, "resource_name": resource_name}
+        try:
+            uri = self.resource._build_reverse_url("api_get_schema", kwargs=kwargs)
+        except NoReverseMatch:
+            uri = ""
+        self._parts[key] = uri
+        return uri
 
     def list_uri(self, reverse: Callable[[], str]) -> str:
         """The list's URI (``get_resource_uri()``), ``reverse()`` once per :meth:`_key`;
