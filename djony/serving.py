@@ -14,7 +14,10 @@ whole surface it relies on, so djony's modules can move without it noticing.
   words a refused write's message uses, :data:`REFUSAL_KINDS`); whether a
   transaction survived the errors raised in it (:class:`TransactionWatch`); a read's
   watch over the statements that may write (:func:`watching_writes`: inside it a page's
-  related ``get()`` calls are answered from one read of the page's rows).
+  related ``get()`` calls are answered from one read of the page's rows; :func:`writes_since`
+  tells whether anything wrote since a moment, :func:`forget_loads` drops what a page's
+  objects hold of their relations after such a write, but what their queryset keeps,
+  :func:`kept_by`).
 - Querysets: :class:`RecordedQuerySet` (the QuerySet API recorded on a Django queryset,
   its rows read on Pony's session), :class:`PonyQuerySet` (its objects Pony's),
   to-one keys loaded for a page, a page's Django instances that load a to-many
@@ -35,6 +38,7 @@ from __future__ import annotations
 from djony.bridge import backends
 from djony.bridge.backends import REFUSAL_KINDS, ReadRefusal, read_refusal
 from djony.bridge.watch import TransactionWatch
+from djony.bridge.writes import since as writes_since
 from djony.bridge.writes import watching as watching_writes
 from djony.meta.compat import (
     evaluate_compiled,
@@ -52,6 +56,7 @@ from djony.objects.compiled import (
     plain_manager,
 )
 from djony.objects.descriptor import EntityDescriptor
+from djony.objects.forget import forget_loads, kept_by
 from djony.objects.identity import is_django_instance, is_entity_object
 from djony.objects.kept import BoundedCache, register
 from djony.objects.managers import class_attribute
@@ -89,6 +94,7 @@ __all__ = [
     "entity_for",
     "exact_for",
     "filtered_recipe",
+    "forget_loads",
     "has_composite_key",
     "has_entity_subclasses",
     "evaluate_compiled",
@@ -97,6 +103,7 @@ __all__ = [
     "is_entity_object",
     "keep_filter",
     "keep_sql",
+    "kept_by",
     "kept_filter",
     "kept_sql",
     "last_leaf",
@@ -121,5 +128,6 @@ __all__ = [
     "unflushed_changes",
     "watching_writes",
     "write_alias",
+    "writes_since",
     "writing",
 ]

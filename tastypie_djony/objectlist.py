@@ -378,7 +378,9 @@ class DjonyObjectList(RecordedQuerySet):
         """A callable giving this list's objects (built, and its loaders run, on first call).
 
         Its ``built`` is the objects when they exist already (one query gave the rows and
-        them), else ``None``: what a nested field may take its related objects from.
+        them), else ``None``: what a nested field may take its related objects from; its
+        ``queryset`` the one they are read by (what a write leaves in their relation
+        caches: :func:`djony.serving.kept_by`).
         """
 
         def objects() -> list[Any]:
@@ -388,6 +390,7 @@ class DjonyObjectList(RecordedQuerySet):
             return self._result
 
         objects.built = built
+        objects.queryset = self.queryset
         return objects
 
     def _check_objects(self) -> None:

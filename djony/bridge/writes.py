@@ -77,3 +77,29 @@ def written(read_alias: str, write_alias: str) -> int | None:
     if write_alias == read_alias:
         return read.count
     return read.count + writes_on(write_alias).count
+
+
+class Since:
+    """Whether a watched connection ran a write since a moment (:func:`since`)."""
+
+    __slots__ = ("_at",)
+
+    def __init__(self, counts: list[WriteCount]) -> None:
+        self._at = [(count, count.count) for count in counts]
+
+    def wrote(self) -> bool:
+        """Whether any of the connections open at the moment ran a write since."""
+        for count, at in self._at:
+            if count.count != at:
+                return True
+        return False
+
+
+def since() -> Since | None:
+    """From now on, whether a connection already open ran a write (a connection opened
+    later cannot have changed what was read before); ``None`` outside a :func:`watching`
+    block."""
+    if _watched.get() is None:
+        return None
+    opened = connections.all(initialized_only=True)
+    return Since([writes_on(connection.alias) for connection in opened])

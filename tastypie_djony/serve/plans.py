@@ -36,8 +36,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from tastypie.bundle import Bundle
+from tastypie.resources import Resource
 
-from djony.serving import load_together, loads_together
+from djony.serving import load_together, loads_together, writes_since
 from tastypie_djony.declines import Declined
 from tastypie_djony.objectlist import own_prefetches
 from tastypie_djony.serve.bundles import PageBundle
@@ -184,16 +185,29 @@ class RowPlan(FieldPlan):
 class Step:
     """One field of ``full_dehydrate``: its source, and its hook."""
 
-    __slots__ = ("name", "field", "source", "object", "nested", "hook", "use_in", "related")
+    __slots__ = (
+        "name",
+        "field",
+        "source",
+        "object",
+        "nested",
+        "hook",
+        "own_hook",
+        "use_in",
+        "related",
+    )
 
-    def __init__(self, name: str, field: Any, source: Any, hook: Any) -> None:
+    def __init__(self, name: str, field: Any, source: Any, hook: Any, own_hook: Any) -> None:
         self.name = name
         self.field = field
         self.source = source
         #: Left to ``field.dehydrate(bundle, for_list)`` on the object.
         self.object = isinstance(source, ObjectSource)
         self.nested = isinstance(source, NestedSource)
+        #: What is called after the value (``None``: the value is the hook's already).
         self.hook = hook
+        #: The resource's ``dehydrate_<name>``, called when the value is the object's.
+        self.own_hook = own_hook
         self.use_in = field.use_in if callable(field.use_in) else None
         self.related = field.dehydrated_type == "related"
 
@@ -220,14 +234,19 @@ class BundlePlan(FieldPlan):
         self.on_first_use: dict[tuple[str, str], str] = {}
         model = self.resource._meta.object_class
         for name, field, source in self.fields:
-            hook = getattr(self.resource, f"dehydrate_{name}", None)
+            own_hook = hook = getattr(self.resource, f"dehydrate_{name}", None)
             if name == "resource_uri" and not isinstance(source, ObjectSource):
                 hook = None  # the row's URI is what the stock hook returns
-            self.steps.append(Step(name, field, source, hook))
+            self.steps.append(Step(name, field, source, hook, own_hook))
             if isinstance(source, ToManyKeySource) and source.relation is not None:
                 cache_name = loads_together(model, source.relation.attribute)
                 if cache_name is not None:
                     self.on_first_use[(name, source.relation.attribute)] = cache_name
+        #: Whether dehydrating a row runs code of the project's (a hook, an attribute
+        #: callable, a nested resource's): only then may a row's dehydration write.
+        self.may_write = type(self.resource).dehydrate is not Resource.dehydrate or any(
+            step.hook is not None or step.object or step.nested for step in self.steps
+        )
         return None
 
     def object_loaders(self, loaders: tuple) -> tuple:
@@ -273,7 +292,7 @@ class BundlePlan(FieldPlan):
             caches.page = page
         steps = [None if step.object or step.nested else step.source.value for step in self.steps]
         values = [[None if get is None else get(row, page) for get in steps] for row in rows]
-        return Prepared(values, objects, page.keys, page)
+        return Prepared(values, objects, page.keys, page, writes_since())
 
     def prepare(self, object_list: Any, kept: Any = None) -> Prepared:
         """:meth:`values` of :meth:`read`."""
@@ -297,11 +316,16 @@ class BundlePlan(FieldPlan):
         """``full_dehydrate`` of row ``position``'s bundle; ``fresh``: copy its lists first.
 
         A nested row may be dehydrated for several owners: each gets lists of its own.
+        Once a hook wrote (:meth:`Prepared.wrote`), the fields left are dehydrated from the
+        object, as Tastypie dehydrates them: what the page read before may have changed.
         """
         bundle = PageBundle(prepared.objects, position, request)
         data = bundle.data
         meta = self.resource._meta
         row = prepared.page.rows[position] if prepared.page is not None else None
+        # (What runs before the first row, an authorization, may write too.)
+        watch = prepared.read is not None and (self.may_write or position == 0)
+        from_object = watch and prepared.wrote()
         for step, value in zip(self.steps, prepared.values[position], strict=True):
             if step.use_in is not None and not step.use_in(bundle):
                 continue
@@ -309,13 +333,21 @@ class BundlePlan(FieldPlan):
             if step.related:  # as full_dehydrate does ("a touch leaky")
                 field.api_name = meta.api_name
                 field.resource_name = meta.resource_name
-            if step.nested:
-                value = step.source.nested_value(prepared.page, row, request)
-            elif step.object:
+            if from_object:
+                data[step.name] = field.dehydrate(bundle, for_list=self.for_list)
+                if step.own_hook is not None:
+                    data[step.name] = step.own_hook(bundle)
+                continue
+            if step.object:  # (the project's code may write: an attribute callable)
                 value = field.dehydrate(bundle, for_list=self.for_list)
+                from_object = watch and prepared.wrote()
+            elif step.nested:  # (a nested resource's hooks may write)
+                value = step.source.nested_value(prepared.page, row, request)
+                from_object = watch and prepared.wrote()
             elif fresh and type(value) is list:
                 value = list(value)
             data[step.name] = value
             if step.hook is not None:
                 data[step.name] = step.hook(bundle)
+                from_object = watch and prepared.wrote()
         return self.resource.dehydrate(bundle)

@@ -32,7 +32,14 @@ from django.core.exceptions import FieldDoesNotExist
 from django.db import router
 from django.db.models.constants import LOOKUP_SEP
 
-from djony.serving import instance_builder, load_together, plain_manager, track_peers
+from djony.serving import (
+    forget_loads,
+    instance_builder,
+    kept_by,
+    load_together,
+    plain_manager,
+    track_peers,
+)
 from tastypie_djony.declines import Fallback
 from tastypie_djony.nulls import related_may_be_absent
 from tastypie_djony.objectlist import DjonyObjectList
@@ -45,15 +52,34 @@ from tastypie_djony.stock import plannable
 class Prepared:
     """One page of a plan, before any hook ran: each row's values, its objects on demand."""
 
-    __slots__ = ("values", "objects", "keys", "page")
+    __slots__ = ("values", "objects", "keys", "page", "read", "stale")
 
-    def __init__(self, values: list, objects: Callable[[], list], keys: list, page: Any) -> None:
+    def __init__(
+        self, values: list, objects: Callable[[], list], keys: list, page: Any, read: Any = None
+    ) -> None:
         self.values = values
         self.objects = objects
         #: Each row's primary key (when a source needs it).
         self.keys = keys
         #: The :class:`~tastypie_djony.sources.base.Page` the values were read from.
         self.page = page
+        #: Whether anything wrote since the values were read (``djony.serving.writes_since``;
+        #: ``None`` outside a watched read).
+        self.read = read
+        #: Set once a write was seen: the rows left are dehydrated from their objects.
+        self.stale = False
+
+    def wrote(self) -> bool:
+        """Whether a hook wrote since the values were read (then, once, the objects of the
+        rows not yet dehydrated forget what the page read of their relations)."""
+        if self.stale:
+            return True
+        if self.read is None or not self.read.wrote():
+            return False
+        self.stale = True
+        objects = self.objects()
+        forget_loads(objects, kept_by(getattr(self.objects, "queryset", None)))
+        return True
 
 
 def _always_true(choice: Any) -> bool:

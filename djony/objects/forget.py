@@ -1,0 +1,85 @@
+"""What a page's objects hold of their relations, forgotten after a write: read again on next use.
+
+Tastypie dehydrates a page one object after another, and ``ModelResource`` reads each
+object's relations while its bundle is dehydrated: a hook that writes
+(``Book.objects.filter(...).update(author=...)``, a ``save()``, a ``get_or_create()``
+that creates) changes what the page's later objects show.  What a ``DjonyResource`` read
+for the whole page before any hook ran (the related objects its page loaders left in the
+objects' relation caches) holds only until such a write.  :func:`forget_loads` drops from
+objects every relation cache entry (``_prefetched_objects_cache``, the related objects
+Django's descriptors cache) but those their own queryset's evaluation fills on Django as
+well (its ``select_related`` and ``prefetch_related``: Django keeps them after a write,
+so do these objects), and so along the relations kept.  The next read of a forgotten
+relation runs after the write: for the page (:mod:`djony.objects.peers`,
+:mod:`djony.objects.forward`) or by Django's own query.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import models
+from django.db.models.constants import LOOKUP_SEP
+
+#: In a :func:`kept_by` tree: every related object cached on the object is kept
+#: (``select_related()`` with no names follows every non-null foreign key).
+EVERY = object()
+
+#: The attribute Django's related managers and ``prefetch_related`` keep their results in.
+CACHE = "_prefetched_objects_cache"
+
+
+def kept_by(queryset: models.QuerySet | None) -> dict:
+    """The relations ``queryset``'s own evaluation caches on its objects: a tree of
+    relation name -> the tree of the related objects' (:data:`EVERY`: all of them)."""
+    tree: dict = {}
+    if queryset is None:
+        return tree
+    selected = queryset.query.select_related
+    if selected is True:  # and so on from each related object
+        tree[EVERY] = tree
+    elif selected:
+        _add_selected(tree, selected)
+    for lookup in queryset._prefetch_related_lookups:
+        path = lookup.prefetch_to if isinstance(lookup, models.Prefetch) else lookup
+        node = tree
+        for name in path.split(LOOKUP_SEP):
+            node = node.setdefault(name, {})
+    return tree
+
+
+def _add_selected(tree: dict, selected: dict) -> None:
+    for name, deeper in selected.items():
+        _add_selected(tree.setdefault(name, {}), deeper)
+
+
+def forget_loads(objects: list[Any], tree: dict) -> None:
+    """Drop from ``objects`` every relation cache entry outside ``tree`` (:func:`kept_by`)."""
+    seen: set[int] = set()
+    for obj in objects:
+        _forget(obj, tree, seen)
+
+
+def _forget(obj: Any, tree: dict, seen: set[int]) -> None:
+    if id(obj) in seen or not isinstance(obj, models.Model):
+        return
+    seen.add(id(obj))
+    every = EVERY in tree
+    cached = obj._state.fields_cache
+    for name in list(dict.keys(cached)):
+        if every or name in tree:
+            related = dict.get(cached, name)
+            if related is not None:
+                _forget(related, tree[EVERY] if every else tree[name], seen)
+        else:
+            dict.pop(cached, name)
+    prefetched = obj.__dict__.get(CACHE)
+    if not prefetched:
+        return
+    for name in list(dict.keys(prefetched)):
+        if name not in tree:
+            dict.pop(prefetched, name)
+            continue
+        queryset = dict.get(prefetched, name)
+        for related in getattr(queryset, "_result_cache", None) or ():
+            _forget(related, tree[name], seen)
