@@ -23,6 +23,7 @@ from typing import Any
 from tastypie.bundle import Bundle
 from tastypie.fields import ToManyField, ToOneField
 
+from tastypie_djony.afterwrites import forget_after_writes
 from tastypie_djony.mode import is_write
 from tastypie_djony.sources import OWN_CODE, object_source
 
@@ -33,6 +34,7 @@ class SetField(ToManyField):
     djony_kind = "to_many"
 
     def dehydrate(self, bundle: Bundle, for_list: bool = True) -> Any:
+        forget_after_writes()  # (a hook of this bundle's wrote: the relation is read again)
         if not is_write(bundle.request):
             value = object_source(self).from_object(bundle, for_list)
             if value is not OWN_CODE:
@@ -46,6 +48,7 @@ class DjonyToOneField(ToOneField):
     djony_kind = "to_one"
 
     def dehydrate(self, bundle: Bundle, for_list: bool = True) -> Any:
+        forget_after_writes()  # (a hook of this bundle's wrote: the relation is read again)
         if not is_write(bundle.request):
             value = object_source(self).from_object(bundle)
             if value is not OWN_CODE:

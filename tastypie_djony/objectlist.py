@@ -48,6 +48,7 @@ from djony.serving import (
     track_peers,
     unflushed_changes,
 )
+from tastypie_djony.afterwrites import page_read
 from tastypie_djony.declines import Fallback
 from tastypie_djony.filtererrors import as_sql, lookup_errors_as_bad_request, read_refused
 
@@ -164,6 +165,7 @@ class DjonyObjectList(RecordedQuerySet):
     def _after_load(self) -> None:
         for loader in self.loaders:
             loader(self._result)
+        page_read(self._result, self.queryset)
 
     def _instances(self, kept: Any = None) -> list[Any]:
         """The recorded queryset's objects, as Django's own iterable builds them.

@@ -155,7 +155,9 @@ class Relation:
 
         The related manager's own queryset, evaluated to ``related``, in the owner's
         ``_prefetched_objects_cache``: ``obj.tags.all()`` and ``.count()`` read it, a write
-        through the manager drops it, as after a prefetch.
+        through the manager drops it, as after a prefetch.  Along a reverse foreign key
+        each related object's own foreign key is the owner (``book.author is author``), as
+        Django's prefetch leaves it.
         """
         manager = getattr(owner, self.attribute)
         if self._cache_name is None:
@@ -163,6 +165,10 @@ class Relation:
             self._cache_name = name or manager.field.remote_field.cache_name  # reverse FK
         queryset = manager.get_queryset()
         queryset._result_cache = list(related)
+        reverse_key = getattr(manager, "field", None)
+        if isinstance(reverse_key, models.ForeignKey) and not hasattr(manager, "through"):
+            for obj in related:
+                reverse_key.set_cached_value(obj, owner)
         queryset._prefetch_done = True
         if not hasattr(owner, "_prefetched_objects_cache"):
             owner._prefetched_objects_cache = {}

@@ -44,6 +44,7 @@ from djony.serving import (
     write_alias,
     writing,
 )
+from tastypie_djony.afterwrites import forget_after_writes, watching_pages
 from tastypie_djony.apikey import is_authenticated as apikey_authenticated
 from tastypie_djony.apikey import kept_lookup, kept_multi, multi_authenticated
 from tastypie_djony.bodies import BodiesMixin
@@ -313,6 +314,12 @@ class DjonyResource(
             return super().get_schema(request, **kwargs)
         return serve_schema(self, request, needs)
 
+    def full_dehydrate(self, bundle: Bundle, for_list: bool = False) -> Bundle:
+        """Tastypie's ``full_dehydrate``; after a hook wrote, the pages read before forget
+        what they read of their objects' relations first (:mod:`tastypie_djony.afterwrites`)."""
+        forget_after_writes()
+        return super().full_dehydrate(bundle, for_list=for_list)
+
     def build_schema(self) -> dict[str, Any]:
         """Tastypie's ``build_schema``; a related field's link to its resource's schema
         without building that resource, reversed once per URLconf, script prefix and
@@ -378,7 +385,7 @@ class DjonyResource(
             # Objects are Django instances to the request's code: an assignment to one
             # changes no row until a save (djony.objects.saving.assignments_not_saved).
             if request.method in SAFE_METHODS:
-                with assignments_not_saved(), watching_writes(), db_session:
+                with assignments_not_saved(), watching_writes(), watching_pages(), db_session:
                     return self._answer(wrapped, request, *args, **kwargs)
             alias = write_alias(self._meta.object_class)
             with assignments_not_saved(), writing(alias), db_session:

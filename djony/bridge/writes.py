@@ -95,11 +95,12 @@ class Since:
         return False
 
 
-def since() -> Since | None:
-    """From now on, whether a connection already open ran a write (a connection opened
-    later cannot have changed what was read before); ``None`` outside a :func:`watching`
-    block."""
-    if _watched.get() is None:
+def since(alias: str) -> Since | None:
+    """From now on, whether ``alias``'s connection (rows were read from it) or another one
+    watched in this block ran a write; ``None`` outside a :func:`watching` block."""
+    counts = _watched.get()
+    if counts is None:
         return None
-    opened = connections.all(initialized_only=True)
-    return Since([writes_on(connection.alias) for connection in opened])
+    if alias not in counts:
+        writes_on(alias)
+    return Since(list(counts.values()))

@@ -54,7 +54,11 @@ def _add_selected(tree: dict, selected: dict) -> None:
 
 
 def forget_loads(objects: list[Any], tree: dict) -> None:
-    """Drop from ``objects`` every relation cache entry outside ``tree`` (:func:`kept_by`)."""
+    """Drop from ``objects`` every relation cache entry outside ``tree`` (:func:`kept_by`).
+
+    An object keeps the related object whose own relation cache holds it (the owner a
+    reverse foreign key's prefetch sets on each related object: ``book.author`` is the
+    author instance it was read for, as on Django)."""
     seen: set[int] = set()
     for obj in objects:
         _forget(obj, tree, seen)
@@ -67,11 +71,11 @@ def _forget(obj: Any, tree: dict, seen: set[int]) -> None:
     every = EVERY in tree
     cached = obj._state.fields_cache
     for name in list(dict.keys(cached)):
+        related = dict.get(cached, name)
         if every or name in tree:
-            related = dict.get(cached, name)
             if related is not None:
                 _forget(related, tree[EVERY] if every else tree[name], seen)
-        else:
+        elif related is None or not _holds(related, obj):
             dict.pop(cached, name)
     prefetched = obj.__dict__.get(CACHE)
     if not prefetched:
@@ -83,3 +87,14 @@ def _forget(obj: Any, tree: dict, seen: set[int]) -> None:
         queryset = dict.get(prefetched, name)
         for related in getattr(queryset, "_result_cache", None) or ():
             _forget(related, tree[name], seen)
+
+
+def _holds(owner: Any, obj: Any) -> bool:
+    """Whether ``obj`` is among what ``owner``'s relation cache holds."""
+    prefetched = getattr(owner, "__dict__", {}).get(CACHE)
+    if not prefetched:
+        return False
+    for queryset in dict.values(prefetched):
+        if any(found is obj for found in getattr(queryset, "_result_cache", None) or ()):
+            return True
+    return False

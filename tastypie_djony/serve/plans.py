@@ -292,7 +292,9 @@ class BundlePlan(FieldPlan):
             caches.page = page
         steps = [None if step.object or step.nested else step.source.value for step in self.steps]
         values = [[None if get is None else get(row, page) for get in steps] for row in rows]
-        return Prepared(values, objects, page.keys, page, writes_since())
+        queryset = getattr(objects, "queryset", None)
+        read = writes_since(queryset.db) if queryset is not None else None
+        return Prepared(values, objects, page.keys, page, read)
 
     def prepare(self, object_list: Any, kept: Any = None) -> Prepared:
         """:meth:`values` of :meth:`read`."""

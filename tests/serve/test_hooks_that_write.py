@@ -93,14 +93,47 @@ def build_api(api_name: str, base: type) -> Api:
         class Meta(KeysResource.Meta):
             resource_name = "nested"
 
-    class PrefetchedResource(KeysResource):
-        """The same, the books prefetched by ``Meta.queryset``: read before any hook on both."""
+    class AuthoredBookResource(BookResource):
+        """Books with their author nested (``full=True``)."""
 
-        books = fields.ToManyField(BookResource, "books", full=True)
+        author = fields.ToOneField(AuthorResource, "author", full=True)
+
+        class Meta(BookResource.Meta):
+            resource_name = "authoredbook"
+            fields = ["id", "title", "tags", "author"]
+
+    class PrefetchedResource(KeysResource):
+        """The books prefetched by ``Meta.queryset``, read before any hook on both; each
+        book's author is the instance it was read for (the first author's hook renames the
+        second: its books show the name it was read with, as on ModelResource)."""
+
+        books = fields.ToManyField(AuthoredBookResource, "books", full=True)
+
+        def dehydrate(self, bundle):
+            move_the_last_book(bundle.obj)
+            if bundle.obj.name == "author 1":
+                Author.objects.filter(name="author 2").update(name="Renamed")
+            return bundle
 
         class Meta(KeysResource.Meta):
             queryset = Author.objects.order_by("pk").prefetch_related("books")
             resource_name = "prefetched"
+
+    class OwnerResource(base):
+        """Each nested book's author is the author instance it was read for (as Django's
+        related manager and prefetch leave it): what a write keeps."""
+
+        books = fields.ToManyField(BookResource, "books", full=True)
+        own = fields.BooleanField(readonly=True)
+
+        class Meta:
+            queryset = Author.objects.order_by("pk")
+            resource_name = "owner"
+            fields = ["id", "name", "books", "own"]
+            authorization = Authorization()
+
+        def dehydrate_own(self, bundle):
+            return all(book.author is bundle.obj for book in bundle.obj.books.all())
 
     class NestedWriterResource(base):
         """The nested books' hook writes (``MovingBookResource``)."""
@@ -129,6 +162,13 @@ def build_api(api_name: str, base: type) -> Api:
             if bundle.obj.name == "author 2":
                 Book.objects.filter(title="book 6").update(author=bundle.obj)
             return "first"
+
+    class GeneralFieldHookResource(FieldHookResource):
+        """The same, served by Tastypie's own path (no plan)."""
+
+        class Meta(FieldHookResource.Meta):
+            resource_name = "generalfieldhook"
+            fast_path = False
 
     def moving_attribute(bundle):
         """The second author's gives book 5 to the first, after the page's books were read."""
@@ -175,11 +215,14 @@ def build_api(api_name: str, base: type) -> Api:
         AuthorResource,
         BookResource,
         MovingBookResource,
+        AuthoredBookResource,
         KeysResource,
         NestedResource,
         PrefetchedResource,
+        OwnerResource,
         NestedWriterResource,
         FieldHookResource,
+        GeneralFieldHookResource,
         AttributeResource,
         TaggingResource,
     ):
@@ -226,6 +269,8 @@ def answers(url: str) -> list[tuple]:
         "nestedwriter/",
         "fieldhook/",
         "fieldhook/{a2}/",
+        "generalfieldhook/{a2}/",
+        "generalfieldhook/",
         "attribute/",
         "tagging/",
         "keys/set/{a1};{a2};{a3}/",
@@ -257,3 +302,10 @@ def test_the_writes_change_what_modelresource_shows(library):
     assert [book["title"] for book in nested[library["a3"]]] == ["book 5", "book 6"]
     names = [item["author"]["name"] for item in json.loads(tagging)["objects"]]
     assert names == ["author 1", "author 1", "Renamed", "Renamed", "author 3", "author 3"]
+
+
+@override_settings(ROOT_URLCONF=__name__)
+def test_a_nested_object_s_owner_is_the_instance_it_was_read_for(library):
+    want, got = answers("owner/")
+    assert got == want
+    assert all(item["own"] for item in json.loads(got[1])["objects"])
