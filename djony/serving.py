@@ -23,7 +23,8 @@ whole surface it relies on, so djony's modules can move without it noticing.
   to-one keys loaded for a page, a page's Django instances that load a to-many
   relation for all of them on first use (:func:`load_together`), a page's to-many relation
   loaded as ``prefetch_related_objects`` loads it, by SQL kept per relation and page size
-  (:func:`load_page_relation`), which of a page's owners have related rows of equal sort
+  (:func:`load_page_relation`; a queryset's own ``prefetch_related`` so where it can,
+  :func:`prefetch_page`), which of a page's owners have related rows of equal sort
   values (:func:`sort_columns`, :func:`tied`), SQL kept per query shape
   (:class:`OneValueQuery`, :class:`KeptQueries`) and per recorded list's recipe (the
   filters of a per-user list, their values parameters: :func:`kept_sql`).
@@ -61,6 +62,7 @@ from djony.objects.identity import is_django_instance, is_entity_object
 from djony.objects.kept import BoundedCache, register
 from djony.objects.managers import class_attribute
 from djony.objects.page_relations import load as load_page_relation
+from djony.objects.page_relations import prefetch as prefetch_page
 from djony.objects.pages import pages_of_model
 from djony.objects.peers import load_together, loads_together
 from djony.objects.querysets import PonyQuerySet
@@ -117,6 +119,7 @@ __all__ = [
     "pages_of_model",
     "pin_reads",
     "plain_manager",
+    "prefetch_page",
     "read_refusal",
     "recipe_then",
     "register",

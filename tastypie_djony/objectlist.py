@@ -43,6 +43,7 @@ from djony.serving import (
     kept_sql,
     none_as_json_null,
     pin_reads,
+    prefetch_page,
     recipe_then,
     shaped,
     track_peers,
@@ -175,8 +176,21 @@ class DjonyObjectList(RecordedQuerySet):
         they do for ``ModelResource``.  What the client's filters broke is a 400 (the
         SQL is compiled here first, once), and so is a value the database refuses.
         ``kept``: this query compiled before (``(OneValueQuery, params)``, a detail's).
+        Its ``prefetch_related`` lookups are read after the objects, as Django's would be,
+        by kept SQL where they can (``djony.serving.prefetch_page``).
         """
         queryset = self.queryset._chain()
+        lookups = queryset._prefetch_related_lookups
+        if not lookups:
+            return self._evaluated(queryset, kept)
+        queryset._prefetch_related_lookups = ()
+        found = self._evaluated(queryset, kept)
+        with connections[queryset.db].execute_wrapper(self._refusals_as_bad_request):
+            prefetch_page(found, lookups)
+        return found
+
+    def _evaluated(self, queryset: models.QuerySet, kept: Any) -> list[Any]:
+        """:meth:`_instances` of ``queryset`` (a copy of the list's), prefetching aside."""
         if kept is not None:
             kept_query, params = kept
             self._flush()
@@ -185,7 +199,7 @@ class DjonyObjectList(RecordedQuerySet):
         if kept is None:
             kept = kept_sql(self.recipe, "objects", queryset.query, queryset.db)
         if kept is not None:
-            return self._instances(kept)
+            return self._evaluated(queryset, kept)
         compiler = queryset.query.get_compiler(queryset.db)
         try:
             compiled = self._sql(compiler)
@@ -362,7 +376,7 @@ class DjonyObjectList(RecordedQuerySet):
                 found.append(obj)
             track_peers(queryset, found)
             if queryset._prefetch_related_lookups:
-                models.prefetch_related_objects(found, *queryset._prefetch_related_lookups)
+                prefetch_page(found, queryset._prefetch_related_lookups)
             return found
 
         return rows, self._adopt_objects(objects)

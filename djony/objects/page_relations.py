@@ -22,10 +22,12 @@ a key) is left to Django: :func:`load` answers ``False`` and the caller prefetch
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connections, models, router
+from django.db.models.constants import LOOKUP_SEP
 from django.db.models.fields.related_descriptors import (
     ManyToManyDescriptor,
     ReverseManyToOneDescriptor,
@@ -154,6 +156,65 @@ def load(objects: list[Any], accessor: str) -> bool:
     found = _related(relation, kept, owners, grouped_by, tuple(keys), rel_qs)
     _fill(relation, owners, grouped_by, found, connection, accessor)
     return True
+
+
+def prefetch(objects: list[Any], lookups: Sequence[Any]) -> None:
+    """``prefetch_related_objects(objects, *lookups)``, a queryset's own prefetch.
+
+    A lookup that walks related objects already cached on the objects (``select_related``:
+    a pin's ``image``) to a relation :func:`load` reads (``"image__thumbnail_set"``) is
+    read by kept SQL, for the related objects in the order the objects give them (as
+    Django's prefetch walks them); every other lookup (a ``Prefetch``, a level nothing
+    cached, a relation :func:`load` leaves to Django, lookups one of which walks through
+    another's path) is Django's own prefetch; all in the lookups' order.
+    """
+    djangos: list[Any] = []  # Django's next, in the lookups' order
+    paths = [_path(lookup) for lookup in lookups]
+    for at, lookup in enumerate(lookups):
+        if isinstance(lookup, str) and _alone(lookup, paths[:at] + paths[at + 1 :]):
+            if djangos:  # (first: they may fetch a level this one walks)
+                models.prefetch_related_objects(objects, *djangos)
+                djangos = []
+            if _load_path(objects, lookup.split(LOOKUP_SEP)):
+                continue
+        djangos.append(lookup)
+    if djangos:
+        models.prefetch_related_objects(objects, *djangos)
+
+
+def _path(lookup: Any) -> str:
+    return lookup.prefetch_through if isinstance(lookup, models.Prefetch) else lookup
+
+
+def _alone(lookup: str, others: list[str]) -> bool:
+    """Whether no other lookup walks through ``lookup``'s path or it through theirs
+    (``"author__books"`` and ``"author__books__tags"``): Django's one prefetch walks the
+    later one on from the objects in the order its query for the earlier gave them, which
+    only that query gives (such lookups are all left to Django)."""
+    return not any(
+        other == lookup
+        or other.startswith(lookup + LOOKUP_SEP)
+        or lookup.startswith(other + LOOKUP_SEP)
+        for other in others
+    )
+
+
+def _load_path(objects: list[Any], path: list[str]) -> bool:
+    """:func:`load` of ``path``'s last relation on the objects its other names reach
+    through the objects' cached related objects; ``False`` (nothing read) elsewhere."""
+    *through, accessor = path
+    level = objects
+    for name in through:
+        reached = []
+        for obj in level:
+            cached = obj._state.fields_cache
+            if not dict.__contains__(cached, name):
+                return False
+            related = dict.get(cached, name)
+            if related is not None:
+                reached.append(related)
+        level = reached
+    return not level or load(level, accessor)
 
 
 def _djangos(owner_model: type[models.Model], accessor: str) -> bool:

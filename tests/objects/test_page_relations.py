@@ -170,3 +170,96 @@ def test_a_page_s_instances_read_each_relation_in_one_query(books):
         assert len(reads) == 1
         reference = Book.objects.order_by("pk").prefetch_related("tags")[:5]
         assert names == [[t.name for t in book.tags.all()] for book in reference]
+
+
+def prefetched(queryset: models.QuerySet, by_kept: bool) -> tuple[list, list[str]]:
+    """``queryset``'s objects with its own ``prefetch_related``: Django's, or the objects
+    read without it and then :func:`~djony.objects.page_relations.prefetch`."""
+    with CaptureQueriesContext(connection) as reads:
+        if by_kept:
+            lookups = queryset._prefetch_related_lookups
+            found = list(queryset.prefetch_related(None))
+            page_relations.prefetch(found, lookups)
+        else:
+            found = list(queryset)
+    return found, [query["sql"] for query in reads]
+
+
+def joined(book: Book) -> tuple:
+    """What a book, the author joined into it and that author's books hold in their
+    relation caches (each related object's own caches by what they hold)."""
+
+    def held(obj: models.Model) -> dict:
+        return {
+            name: [(rel.pk, held(rel)) for rel in queryset._result_cache]
+            for name, queryset in getattr(obj, "_prefetched_objects_cache", {}).items()
+        }
+
+    author = book.author
+    shallow = {k: v for k, v in cached(book).items()}
+    return (
+        [
+            (
+                name,
+                found[:3],
+                [
+                    (
+                        o[0],
+                        o[1],
+                        {k: v for k, v in o[2].items() if k != "_prefetched_objects_cache"},
+                        o[3],
+                    )
+                    for o in found[3]
+                ],
+            )
+            for name, found in shallow.items()
+        ],
+        held(book),
+        held(author),
+        [
+            b.author is author
+            for b in getattr(author, "_prefetched_objects_cache", {}).get("books", ())
+        ],
+    )
+
+
+QUERYSETS = {
+    # Through an object select_related joined in, then a reverse foreign key, and a plain
+    # many-to-many of the books themselves.
+    "joined": lambda: Book.objects.select_related("author").prefetch_related(
+        "author__books", "tags"
+    ),
+    # The same level twice, a relation of the related objects' own (by Django: the
+    # level before is a to-many), and a Prefetch of its own queryset (by Django).
+    "mixed": lambda: Book.objects.select_related("author").prefetch_related(
+        "author__books",
+        "author__books__tags",
+        models.Prefetch("reviews", queryset=Review.objects.order_by("-stars")),
+        "author__friends",
+    ),
+    # A level nothing joined in: Django's prefetch, which reads the authors itself.
+    "unjoined": lambda: Book.objects.prefetch_related("author__books", "tags"),
+}
+
+
+@pytest.mark.parametrize("name", QUERYSETS)
+def test_a_queryset_s_own_prefetch_leaves_what_django_s_leaves(books, name):
+    for keys in ([b.pk for b in books[:3]], [b.pk for b in books[3:6]], [b.pk for b in books]):
+        queryset = QUERYSETS[name]().filter(pk__in=keys).order_by("pk")
+        expected, django_sql = prefetched(queryset, by_kept=False)
+        found, sql = prefetched(queryset, by_kept=True)
+        assert [joined(book) for book in found] == [joined(book) for book in expected]
+        assert sql == django_sql
+        with CaptureQueriesContext(connection) as reads:
+            shown = [[b.title for b in book.author.books.all()] for book in found]
+        assert len(reads) == 0
+        assert shown == [[b.title for b in book.author.books.all()] for book in expected]
+
+
+def test_a_queryset_s_own_prefetch_compiles_once_per_page_size(books, compiles):
+    queryset = QUERYSETS["joined"]().order_by("pk")
+    prefetched(queryset.filter(pk__in=[b.pk for b in books[:3]]), by_kept=True)
+    before = len(compiles)
+    prefetched(queryset.filter(pk__in=[b.pk for b in books[3:6]]), by_kept=True)
+    assert compiles[before:].count(Book) == 1  # the page's own query; its prefetch is kept
+    assert compiles[before:].count(Tag) == 0
