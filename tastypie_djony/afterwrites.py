@@ -27,11 +27,13 @@ from djony.serving import forget_loads, kept_by, writes_since
 class _ReadPage:
     """A page of objects and the moment it was read."""
 
-    __slots__ = ("objects", "queryset", "read")
+    __slots__ = ("objects", "queryset", "keep", "read")
 
-    def __init__(self, objects: list[Any], queryset: Any, read: Any) -> None:
+    def __init__(self, objects: list[Any], queryset: Any, keep: dict, read: Any) -> None:
         self.objects = objects
         self.queryset = queryset
+        #: What else they keep (a nested page's owner: ``tastypie_djony.sources.nested``).
+        self.keep = keep
         self.read = read
 
 
@@ -50,14 +52,15 @@ def watching_pages() -> Iterator[None]:
         _pages.reset(token)
 
 
-def page_read(objects: list[Any], queryset: Any) -> None:
-    """Note ``objects``, just built by ``queryset`` with their page loaders."""
+def page_read(objects: list[Any], queryset: Any, keep: dict) -> None:
+    """Note ``objects``, just built by ``queryset`` with their page loaders; ``keep``: what
+    they keep after a write besides what ``queryset`` fills (``djony.serving.forget_loads``)."""
     pages = _pages.get()
     if pages is None or not objects:
         return
     read = writes_since(objects[0]._state.db or queryset.db)
     if read is not None:
-        pages.append(_ReadPage(objects, queryset, read))
+        pages.append(_ReadPage(objects, queryset, keep, read))
 
 
 def forget_after_writes() -> None:
@@ -68,5 +71,5 @@ def forget_after_writes() -> None:
         return
     for page in pages:
         if page.read.wrote():
-            forget_loads(page.objects, kept_by(page.queryset))
+            forget_loads(page.objects, {**kept_by(page.queryset), **page.keep})
             page.read = writes_since(page.queryset.db)

@@ -66,6 +66,9 @@ class DjonyObjectList(RecordedQuerySet):
 
     def __init__(self, queryset: models.QuerySet, *args: Any, **kwargs: Any) -> None:
         super().__init__(pin_reads(queryset), *args, **kwargs)  # a write request reads its writes
+        #: The relations its objects keep after a hook wrote, besides their queryset's own
+        #: (:mod:`tastypie_djony.afterwrites`).
+        self.keep: dict = {}
 
     @property
     def _result_cache(self) -> list[Any] | None:
@@ -166,7 +169,7 @@ class DjonyObjectList(RecordedQuerySet):
     def _after_load(self) -> None:
         for loader in self.loaders:
             loader(self._result)
-        page_read(self._result, self.queryset)
+        page_read(self._result, self.queryset, self.keep)
 
     def _instances(self, kept: Any = None) -> list[Any]:
         """The recorded queryset's objects, as Django's own iterable builds them.
@@ -395,8 +398,8 @@ class DjonyObjectList(RecordedQuerySet):
 
         Its ``built`` is the objects when they exist already (one query gave the rows and
         them), else ``None``: what a nested field may take its related objects from; its
-        ``queryset`` the one they are read by (what a write leaves in their relation
-        caches: :func:`djony.serving.kept_by`).
+        ``queryset`` the one they are read by and ``keep`` what else a write leaves in their
+        relation caches (:func:`djony.serving.kept_by`, :mod:`tastypie_djony.afterwrites`).
         """
 
         def objects() -> list[Any]:
@@ -407,6 +410,7 @@ class DjonyObjectList(RecordedQuerySet):
 
         objects.built = built
         objects.queryset = self.queryset
+        objects.keep = self.keep
         return objects
 
     def _check_objects(self) -> None:

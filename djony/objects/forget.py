@@ -54,11 +54,14 @@ def _add_selected(tree: dict, selected: dict) -> None:
 
 
 def forget_loads(objects: list[Any], tree: dict) -> None:
-    """Drop from ``objects`` every relation cache entry outside ``tree`` (:func:`kept_by`).
+    """Drop from ``objects`` every relation cache entry outside ``tree`` (:func:`kept_by`;
+    a name whose tree is ``None`` is kept as it is, what its objects hold too).
 
     An object keeps the related object whose own relation cache holds it (the owner a
     reverse foreign key's prefetch sets on each related object: ``book.author`` is the
-    author instance it was read for, as on Django)."""
+    author instance it was read for, as on Django).  The related objects of an entry
+    dropped forget theirs too: code may be going through them (a page's books being
+    dehydrated, each with its tags)."""
     seen: set[int] = set()
     for obj in objects:
         _forget(obj, tree, seen)
@@ -73,20 +76,25 @@ def _forget(obj: Any, tree: dict, seen: set[int]) -> None:
     for name in list(dict.keys(cached)):
         related = dict.get(cached, name)
         if every or name in tree:
-            if related is not None:
-                _forget(related, tree[EVERY] if every else tree[name], seen)
+            kept = tree[EVERY] if every else tree[name]
+            if related is not None and kept is not None:
+                _forget(related, kept, seen)
         elif related is None or not _holds(related, obj):
+            if related is not None:  # (code may hold it still: what it holds is forgotten)
+                _forget(related, {}, seen)
             dict.pop(cached, name)
     prefetched = obj.__dict__.get(CACHE)
     if not prefetched:
         return
     for name in list(dict.keys(prefetched)):
+        queryset = dict.get(prefetched, name)
+        kept = tree.get(name, {})
+        for related in (getattr(queryset, "_result_cache", None) or ()) if kept is not None else ():
+            # (a dropped entry's objects may be in use still, as a list being dehydrated;
+            # each keeps this object, its owner, as Django's related manager gives it)
+            _forget(related, kept, seen)
         if name not in tree:
             dict.pop(prefetched, name)
-            continue
-        queryset = dict.get(prefetched, name)
-        for related in getattr(queryset, "_result_cache", None) or ():
-            _forget(related, tree[name], seen)
 
 
 def _holds(owner: Any, obj: Any) -> bool:

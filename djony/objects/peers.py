@@ -233,17 +233,30 @@ class PeerCache(page_gets.PageCache):
     __slots__ = ()
 
     def __getitem__(self, name: str) -> Any:
-        load = self._page.loads.get(name)
-        if load is not None and id(dict.get(self, name)) in load.querysets:
-            owner = self._owner()
-            if owner is not None and load.stale(owner):
-                self._page.unload(name)
+        self._unload_if_stale(name)
         queryset = super().__getitem__(name)
         owner = self._owner()
         if owner is not None and not self._page.probing:
             page_gets.arm(queryset, owner, name, self._page)  # get(), count() for the page
             page_chains.arm(queryset, owner, name, self._page)  # select_related() too
         return queryset
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """The entry, as ``dict.get`` (nothing loaded if missing), not one a write made stale."""
+        self._unload_if_stale(name)
+        return dict.get(self, name, default)
+
+    def __contains__(self, name: object) -> bool:
+        self._unload_if_stale(name)
+        return dict.__contains__(self, name)
+
+    def _unload_if_stale(self, name: Any) -> None:
+        """Drop the page's load of ``name`` if a write ran since it (see the module)."""
+        load = self._page.loads.get(name)
+        if load is not None and id(dict.get(self, name)) in load.querysets:
+            owner = self._owner()
+            if owner is not None and load.stale(owner):
+                self._page.unload(name)
 
     def __missing__(self, name: str) -> Any:
         page = self._page

@@ -31,6 +31,7 @@ from typing import Any
 from django.core.exceptions import FieldDoesNotExist
 from django.db import router
 from django.db.models.constants import LOOKUP_SEP
+from django.db.models.fields.reverse_related import ManyToManyRel, ManyToOneRel
 
 from djony.serving import (
     forget_loads,
@@ -78,7 +79,8 @@ class Prepared:
             return False
         self.stale = True
         objects = self.objects()
-        forget_loads(objects, kept_by(getattr(self.objects, "queryset", None)))
+        kept = kept_by(getattr(self.objects, "queryset", None))
+        forget_loads(objects, {**kept, **getattr(self.objects, "keep", {})})
         return True
 
 
@@ -261,6 +263,20 @@ class NestedCaches:
             source.fill(owners, self.page)
 
 
+def _keep_owner_side(prepared: Prepared, relation: Relation) -> None:
+    """Along a reverse foreign key, a nested page's objects keep their owner after a write
+    (``book.author`` of an author's books is the author Django's related manager read them
+    for, before the write), as they are (``tastypie_djony.afterwrites``)."""
+    field = relation.field
+    keep = getattr(prepared.objects, "keep", None)
+    if (
+        keep is not None
+        and isinstance(field, ManyToOneRel)
+        and not isinstance(field, ManyToManyRel)
+    ):
+        keep[field.field.name] = None
+
+
 class NestedManySource(NestedSource):
     """A ``full=True`` to-many: one dehydrated bundle per related key, in manager order."""
 
@@ -275,11 +291,13 @@ class NestedManySource(NestedSource):
             (owner,) = owner_keys
             prepared = self.kept_prepare(self.relation.path, owner)
             if prepared is not None:
+                _keep_owner_side(prepared, self.relation)
                 positions = {key: position for position, key in enumerate(prepared.keys)}
                 page.data[self] = ({owner: list(prepared.keys)}, prepared, positions)
                 return
         by_owner = self.relation.related_keys(owner_keys)
         prepared, positions = self.related_page({k for keys in by_owner.values() for k in keys})
+        _keep_owner_side(prepared, self.relation)
         page.data[self] = (by_owner, prepared, positions)
 
     def fill(self, owners: list[Any], page: Page) -> None:
