@@ -6,7 +6,8 @@ written or deleted), made by a field's hook (``dehydrate_first``, before the rel
 fields) or by ``dehydrate()`` (after them), and requests the same pages, details and
 ``set/`` on ModelResource (``/hr2/``) and DjonyResource (``/hr3/``): keys of a to-many
 relation, nested ``full=True`` ones (also ``prefetch_related`` by ``Meta.queryset``, and
-a nested author), the same resource served by Tastypie's own path.  Both answer on the
+a nested author), the same resource served by Tastypie's own path, in JSON and XML.
+Both answer on the
 same rows (each request in a transaction rolled back): the same status and bytes.
 300 seeds passed on SQLite, PostgreSQL and MariaDB when this was written.
 """
@@ -17,7 +18,7 @@ import json
 import random
 
 import pytest
-from django.db import transaction
+from django.db import models, transaction
 from django.test import Client, override_settings
 from django.urls import include, path
 from tastypie import fields
@@ -54,12 +55,14 @@ def write(action: tuple) -> None:
     elif kind == "rename":
         name, new = args
         Author.objects.filter(name=name).update(email=new)
-    elif kind == "write":  # (its key given: sequences are not rolled back on every database)
-        title, name, key = args
-        author = Author.objects.get(name=name)
-        Book.objects.get_or_create(
-            title=title, defaults={"author": author, "isbn": title, "pk": key}
-        )
+    elif kind == "write":
+        # Its key the next after the stored ones, the same on both sides: a sequence is
+        # not rolled back with the request on every database.
+        title, name = args
+        if not Book.objects.filter(title=title).exists():
+            key = (Book.objects.aggregate(models.Max("pk"))["pk__max"] or 0) + 1
+            author = Author.objects.get(name=name)
+            Book.objects.create(pk=key, title=title, author=author, isbn=title)
     elif kind == "delete":
         (title,) = args
         Book.objects.filter(title=title).delete()
@@ -177,8 +180,7 @@ def draw(rng: random.Random, titles: list[str]) -> dict[tuple[str, str], list[tu
         elif kind == "rename":
             action = ("rename", rng.choice(AUTHORS), f"{rng.randrange(100)}@example.com")
         elif kind == "write":
-            number = rng.randrange(100)
-            action = ("write", f"new {number}", rng.choice(AUTHORS), 100_000 + number)
+            action = ("write", f"new {rng.randrange(100)}", rng.choice(AUTHORS))
         else:
             action = ("delete", title)
         by = rng.choice(AUTHORS + titles)
@@ -186,11 +188,11 @@ def draw(rng: random.Random, titles: list[str]) -> dict[tuple[str, str], list[tu
     return script
 
 
-def answer(prefix: str, url: str, script: dict) -> tuple:
+def answer(prefix: str, url: str, script: dict, fmt: str = "json") -> tuple:
     SCRIPT.clear()
     SCRIPT.update({key: list(actions) for key, actions in script.items()})
     with transaction.atomic():
-        response = Client().get(f"/{prefix}/{url}", {"format": "json"})
+        response = Client().get(f"/{prefix}/{url}", {"format": fmt})
         transaction.set_rollback(True)
     return response.status_code, response.content.replace(f"/{prefix}/".encode(), b"/api/")
 
@@ -213,8 +215,10 @@ def test_random_writes_by_hooks_answer_as_on_modelresource(db, seed):
                 f"{resource}/set/{';'.join(str(k) for k in rng.sample(list(keys.values()), 3))}/",
             ]
         )
-        want = answer("hr2", url, script)
-        got = answer("hr3", url, script)
+        fmt = rng.choice(["json", "json", "xml"])  # (XML: Tastypie's serializer writes it)
+        want = answer("hr2", url, script, fmt)
+        got = answer("hr3", url, script, fmt)
         assert want[0] == 200, (url, script, want)
-        assert json.loads(got[1]) == json.loads(want[1]), (url, script)
-        assert got == want, (url, script)
+        if fmt == "json":
+            assert json.loads(got[1]) == json.loads(want[1]), (url, script)
+        assert got == want, (url, fmt, script)
