@@ -52,13 +52,25 @@ def watching_pages() -> Iterator[None]:
         _pages.reset(token)
 
 
+def read_now(queryset: Any) -> Any:
+    """From now on, whether anything wrote where ``queryset`` reads
+    (``djony.serving.writes_since``; ``None`` outside a read request)."""
+    return writes_since(queryset.db)
+
+
+def forget(objects: list[Any], queryset: Any, keep: dict) -> None:
+    """Make ``objects`` (read by ``queryset``) forget what they hold of their relations, but
+    what ``queryset`` fills and ``keep`` names (``djony.serving.forget_loads``)."""
+    forget_loads(objects, {**kept_by(queryset), **keep})
+
+
 def page_read(objects: list[Any], queryset: Any, keep: dict) -> None:
     """Note ``objects``, just built by ``queryset`` with their page loaders; ``keep``: what
-    they keep after a write besides what ``queryset`` fills (``djony.serving.forget_loads``)."""
+    they keep after a write besides what ``queryset`` fills (:func:`forget`)."""
     pages = _pages.get()
     if pages is None or not objects:
         return
-    read = writes_since(objects[0]._state.db or queryset.db)
+    read = read_now(queryset)
     if read is not None:
         pages.append(_ReadPage(objects, queryset, keep, read))
 
@@ -71,5 +83,5 @@ def forget_after_writes() -> None:
         return
     for page in pages:
         if page.read.wrote():
-            forget_loads(page.objects, {**kept_by(page.queryset), **page.keep})
-            page.read = writes_since(page.queryset.db)
+            forget(page.objects, page.queryset, page.keep)
+            page.read = read_now(page.queryset)

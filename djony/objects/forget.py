@@ -21,12 +21,11 @@ from typing import Any
 from django.db import models
 from django.db.models.constants import LOOKUP_SEP
 
+from djony.objects.peers import CACHE
+
 #: In a :func:`kept_by` tree: every related object cached on the object is kept
 #: (``select_related()`` with no names follows every non-null foreign key).
 EVERY = object()
-
-#: The attribute Django's related managers and ``prefetch_related`` keep their results in.
-CACHE = "_prefetched_objects_cache"
 
 
 def kept_by(queryset: models.QuerySet | None) -> dict:

@@ -33,14 +33,8 @@ from django.db import router
 from django.db.models.constants import LOOKUP_SEP
 from django.db.models.fields.reverse_related import ManyToManyRel, ManyToOneRel
 
-from djony.serving import (
-    forget_loads,
-    instance_builder,
-    kept_by,
-    load_together,
-    plain_manager,
-    track_peers,
-)
+from djony.serving import instance_builder, load_together, plain_manager, track_peers
+from tastypie_djony.afterwrites import forget
 from tastypie_djony.declines import Fallback
 from tastypie_djony.nulls import related_may_be_absent
 from tastypie_djony.objectlist import DjonyObjectList
@@ -78,9 +72,8 @@ class Prepared:
         if self.read is None or not self.read.wrote():
             return False
         self.stale = True
-        objects = self.objects()
-        kept = kept_by(getattr(self.objects, "queryset", None))
-        forget_loads(objects, {**kept, **getattr(self.objects, "keep", {})})
+        objects = self.objects()  # (built after the write, from the rows read before it)
+        forget(objects, self.objects.queryset, self.objects.keep)
         return True
 
 
