@@ -39,7 +39,7 @@ from tastypie_djony.objectlist import DjonyObjectList, check_rows_serve
 from tastypie_djony.onevalue import KeptForValue, NotServedByKept
 from tastypie_djony.serve.bundles import PageBundle
 from tastypie_djony.serve.plans import BundlePlan
-from tastypie_djony.serve.verify import check_same_answer, verifying
+from tastypie_djony.serve.verify import verification
 from tastypie_djony.stock import MODEL_CLASS, NOTHING, OBJECT, reads_meta_queryset, stock_json
 
 
@@ -225,6 +225,7 @@ def serve_detail(
     what the detail's authorization needs (:func:`~tastypie_djony.stock.detail_authorization`,
     asked once for the request when the plan was chosen).
     """
+    verify = verification(resource)
     filters = resource.remove_api_resource_names(kwargs)
     applicable = resource.build_filters(filters=filters, ignore_bad_filters=True)
     name = resource._meta.detail_uri_name
@@ -286,6 +287,6 @@ def serve_detail(
             response = json_response(render_json(simple(bundle, resource._meta.serializer, {})))
         else:
             response = resource.create_response(request, bundle)
-    if verifying():
-        check_same_answer(resource, request, response, general())
+    if verify is not None:
+        verify.check(resource, request, response, general)
     return response

@@ -23,7 +23,7 @@ from tastypie_djony.declines import Fallback
 from tastypie_djony.objectlist import check_rows_serve
 from tastypie_djony.paginator import paginator_class
 from tastypie_djony.serve.plans import BundlePlan
-from tastypie_djony.serve.verify import check_same_answer, verifying
+from tastypie_djony.serve.verify import verification
 from tastypie_djony.stock import stock_json
 
 
@@ -31,6 +31,7 @@ def serve_list(
     resource: Any, plan: Any, request: Any, kwargs: dict, general: Callable[[dict], Any]
 ) -> HttpResponse:
     """``get_list`` by ``plan``; ``general(page)`` is the rest of Tastypie's ``get_list``."""
+    verify = verification(resource)
     base_bundle = resource.build_bundle(request=request)
     objects = resource.obj_get_list(
         bundle=base_bundle, **resource.remove_api_resource_names(kwargs)
@@ -73,6 +74,6 @@ def serve_list(
         response = json_response(render_json(data))
     else:
         response = resource.create_response(request, data)
-    if verifying():
-        check_same_answer(resource, request, response, general(page))
+    if verify is not None:
+        verify.check(resource, request, response, lambda: general(page))
     return response

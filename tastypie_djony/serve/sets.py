@@ -30,7 +30,7 @@ from tastypie_djony.declines import Fallback
 from tastypie_djony.objectlist import check_rows_serve
 from tastypie_djony.serve.choice import list_plan
 from tastypie_djony.serve.plans import BundlePlan
-from tastypie_djony.serve.verify import check_same_answer, verifying
+from tastypie_djony.serve.verify import verification
 from tastypie_djony.stock import stock_json
 from tastypie_djony.uris import uris_of
 
@@ -68,6 +68,7 @@ def serve_set(
 ) -> HttpResponse:
     """``get_multiple`` by ``plan``; ``general(base_bundle, queryset, identifiers)`` is the
     rest of Tastypie's ``get_multiple`` after its object list (:func:`general_set`)."""
+    verify = verification(resource)
     resource.method_check(request, allowed=["get"])
     resource.is_authenticated(request)
     resource.throttle_check(request)
@@ -111,8 +112,10 @@ def serve_set(
         if not bundles:  # the serializer writes bundles, as Tastypie's answer holds them
             data[meta.collection_name] = [Bundle(data=row, request=request) for row in objects]
         response = resource.create_response(request, data)
-    if verifying():
-        check_same_answer(resource, request, response, general(base_bundle, queryset, identifiers))
+    if verify is not None:
+        verify.check(
+            resource, request, response, lambda: general(base_bundle, queryset, identifiers)
+        )
     return response
 
 

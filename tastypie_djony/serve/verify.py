@@ -3,16 +3,22 @@
 With ``settings.DJONY_VERIFY_FAST_PATH = True`` each served request is rendered by
 Tastypie's general path too, and :func:`check_same_answer` raises
 :class:`FastPathMismatch` naming the first difference (status, ``Content-Type`` or
-the byte of the body where they part).  For tests and staging, never for speed.
+the byte of the body where they part).  A request whose hooks wrote is not rendered
+again (:class:`Verification`): the second rendering would write a second time and show
+the first one's writes.  For tests and staging, never for speed.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.db import router
+
+from djony.serving import writes_since
 
 
 class FastPathMismatch(AssertionError):
@@ -22,6 +28,28 @@ class FastPathMismatch(AssertionError):
 def verifying() -> bool:
     """Whether ``settings.DJONY_VERIFY_FAST_PATH`` asks to check every fast answer."""
     return bool(getattr(settings, "DJONY_VERIFY_FAST_PATH", False))
+
+
+class Verification:
+    """The moment a served request began, to compare its answer with the general path's
+    unless something wrote since (a hook that saves, creates or updates)."""
+
+    __slots__ = ("_since",)
+
+    def __init__(self, resource: Any) -> None:
+        model = resource._meta.object_class
+        self._since = writes_since(router.db_for_read(model)) if model is not None else None
+
+    def check(self, resource: Any, request: Any, fast: Any, general: Callable[[], Any]) -> None:
+        """:func:`check_same_answer` with ``general()``'s answer, unless the request wrote."""
+        if self._since is not None and self._since.wrote():
+            return  # running the hooks again would write again, and see the first writes
+        check_same_answer(resource, request, fast, general())
+
+
+def verification(resource: Any) -> Verification | None:
+    """A :class:`Verification` from now when ``DJONY_VERIFY_FAST_PATH`` is on, else ``None``."""
+    return Verification(resource) if verifying() else None
 
 
 def _same_rows_in_another_order(mine: bytes, theirs: bytes) -> bool:

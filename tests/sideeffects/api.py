@@ -4,12 +4,14 @@ The resources are written as projects write them: ``full=True`` related
 resources that nested bodies create, ``always_return_data`` on some, a
 ``dehydrate`` hook that calls a model method querying another model with
 ``self``, an ``obj_create`` override that writes a row of its own before
-saving, a hook that writes a row and then refuses the request, and hooks that
-fail where :mod:`tests.sideeffects.failing` says.
+saving, a hook that writes a row and then refuses the request, hooks that
+fail where :mod:`tests.sideeffects.failing` says, and read hooks that write
+(``TouchedStoryResource``, ``PostingBloggerResource``).
 """
 
 from __future__ import annotations
 
+from django.db import IntegrityError, transaction
 from django.urls import include, path
 from tastypie import fields, http
 from tastypie.api import Api
@@ -164,6 +166,66 @@ def build_api(api_name: str, base: type) -> Api:
             bundle.data["tag_count"] = bundle.obj.tags.count()
             return bundle
 
+    class TouchedStoryResource(base):
+        """Read hooks that write, through the model: a ``dehydrate_title`` that saves the
+        object (its ``save()`` counts a revision, receivers strip the title and audit), and a
+        ``dehydrate()`` that tags another story, posts a new story by the same blogger (its
+        ``save()`` bumps the blogger's counter by an ``UPDATE``), tries a duplicate keyword
+        inside ``atomic()`` and catches the ``IntegrityError``, then reads back what changed.
+        """
+
+        author = fields.ForeignKey(BloggerResource, "author", full=True)
+        tags = fields.ManyToManyField(KeywordResource, "tags", full=True, null=True)
+
+        Meta = meta(m.Story, resource_name="touched_story", excludes=["edited"])
+
+        def dehydrate_title(self, bundle):
+            if bundle.obj.revision < 3:
+                bundle.obj.title = f" {bundle.obj.title} "
+                bundle.obj.save()
+            return bundle.obj.title
+
+        def dehydrate(self, bundle):
+            story = bundle.obj
+            if story.pk == 1:
+                seen, _ = m.Keyword.objects.get_or_create(name="seen")
+                m.Story.objects.get(pk=2).tags.add(seen)
+                m.Story.objects.create(author=story.author, title=f"Reply to {story.pk}")
+            try:
+                with transaction.atomic():
+                    m.Keyword.objects.create(name="red")
+                bundle.data["duplicate"] = "stored"
+            except IntegrityError:
+                bundle.data["duplicate"] = "refused"
+            bundle.data["tag_names"] = [tag.name for tag in story.tags.all()]
+            bundle.data["author_posts"] = story.author.posts_count
+            bundle.data["stored_posts"] = m.Blogger.objects.get(pk=story.author_id).posts_count
+            return bundle
+
+    class GeneralTouchedStoryResource(TouchedStoryResource):
+        """The same hooks on Tastypie's general path (no plan serves it)."""
+
+        Meta = meta(
+            m.Story, resource_name="general_touched_story", excludes=["edited"], fast_path=False
+        )
+
+    class PostingBloggerResource(base):
+        """A blogger with their stories nested; a ``dehydrate_name`` that posts for "ben"."""
+
+        posts = fields.ToManyField(StoryResource, "posts", full=True, null=True)
+
+        Meta = meta(m.Blogger, resource_name="posting_blogger")
+
+        def dehydrate_name(self, bundle):
+            if bundle.obj.name == "ann":
+                ben = m.Blogger.objects.get(name="ben")
+                m.Story.objects.create(author=ben, title="Guest post")
+            return bundle.obj.name
+
+        def dehydrate(self, bundle):
+            bundle.data["count"] = bundle.obj.posts.count()
+            return bundle
+
     api = Api(api_name=api_name)
     for resource in (
         BloggerResource,
@@ -180,6 +242,9 @@ def build_api(api_name: str, base: type) -> Api:
         FirstKeywordsResource,
         NumberedKeywordResource,
         ReadingStoryResource,
+        TouchedStoryResource,
+        GeneralTouchedStoryResource,
+        PostingBloggerResource,
     ):
         api.register(resource())
     return api
