@@ -52,10 +52,10 @@ def watching_pages() -> Iterator[None]:
         _pages.reset(token)
 
 
-def read_now(queryset: Any) -> Any:
-    """From now on, whether anything wrote where ``queryset`` reads
+def read_now() -> Any:
+    """From now on, whether anything wrote, on any database
     (``djony.serving.writes_since``; ``None`` outside a read request)."""
-    return writes_since(queryset.db)
+    return writes_since()
 
 
 def forget(objects: list[Any], queryset: Any, keep: dict) -> None:
@@ -70,7 +70,7 @@ def page_read(objects: list[Any], queryset: Any, keep: dict) -> None:
     pages = _pages.get()
     if pages is None or not objects:
         return
-    read = read_now(queryset)
+    read = read_now()
     if read is not None:
         pages.append(_ReadPage(objects, queryset, keep, read))
 
@@ -84,4 +84,4 @@ def forget_after_writes() -> None:
     for page in pages:
         if page.read.wrote():
             forget(page.objects, page.queryset, page.keep)
-            page.read = read_now(page.queryset)
+            page.read = read_now()

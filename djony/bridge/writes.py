@@ -88,19 +88,24 @@ class Since:
         self._at = [(count, count.count) for count in counts]
 
     def wrote(self) -> bool:
-        """Whether any of the connections open at the moment ran a write since."""
+        """Whether any of the connections ran a write since the moment."""
         for count, at in self._at:
             if count.count != at:
                 return True
         return False
 
 
-def since(alias: str) -> Since | None:
-    """From now on, whether ``alias``'s connection (rows were read from it) or another one
-    watched in this block ran a write; ``None`` outside a :func:`watching` block."""
+def since() -> Since | None:
+    """From now on, whether the connection of any database in ``DATABASES`` ran a write;
+    ``None`` outside a :func:`watching` block.
+
+    Every database, not only the one rows were read from: a router that reads from a
+    replica sends a hook's ``save()`` to the primary, which the replica then shows."""
     counts = _watched.get()
     if counts is None:
         return None
-    if alias not in counts:
-        writes_on(alias)
+    if len(counts) != len(connections.settings):
+        for alias in connections:
+            if alias not in counts:
+                writes_on(alias)
     return Since(list(counts.values()))

@@ -225,7 +225,7 @@ def serve_detail(
     what the detail's authorization needs (:func:`~tastypie_djony.stock.detail_authorization`,
     asked once for the request when the plan was chosen).
     """
-    verify = verification(resource)
+    verify = verification()
     filters = resource.remove_api_resource_names(kwargs)
     applicable = resource.build_filters(filters=filters, ignore_bad_filters=True)
     name = resource._meta.detail_uri_name

@@ -31,7 +31,7 @@ def serve_list(
     resource: Any, plan: Any, request: Any, kwargs: dict, general: Callable[[dict], Any]
 ) -> HttpResponse:
     """``get_list`` by ``plan``; ``general(page)`` is the rest of Tastypie's ``get_list``."""
-    verify = verification(resource)
+    verify = verification()
     base_bundle = resource.build_bundle(request=request)
     objects = resource.obj_get_list(
         bundle=base_bundle, **resource.remove_api_resource_names(kwargs)

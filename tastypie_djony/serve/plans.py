@@ -294,7 +294,7 @@ class BundlePlan(FieldPlan):
         steps = [None if step.object or step.nested else step.source.value for step in self.steps]
         values = [[None if get is None else get(row, page) for get in steps] for row in rows]
         queryset = getattr(objects, "queryset", None)  # (none: a page of no rows)
-        read = read_now(queryset) if queryset is not None else None
+        read = read_now() if queryset is not None else None
         return Prepared(values, objects, page.keys, page, read)
 
     def prepare(self, object_list: Any, kept: Any = None) -> Prepared:

@@ -68,7 +68,7 @@ def serve_set(
 ) -> HttpResponse:
     """``get_multiple`` by ``plan``; ``general(base_bundle, queryset, identifiers)`` is the
     rest of Tastypie's ``get_multiple`` after its object list (:func:`general_set`)."""
-    verify = verification(resource)
+    verify = verification()
     resource.method_check(request, allowed=["get"])
     resource.is_authenticated(request)
     resource.throttle_check(request)

@@ -16,7 +16,6 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
-from django.db import router
 
 from djony.serving import writes_since
 
@@ -36,9 +35,8 @@ class Verification:
 
     __slots__ = ("_since",)
 
-    def __init__(self, resource: Any) -> None:
-        model = resource._meta.object_class
-        self._since = writes_since(router.db_for_read(model)) if model is not None else None
+    def __init__(self) -> None:
+        self._since = writes_since()
 
     def check(self, resource: Any, request: Any, fast: Any, general: Callable[[], Any]) -> None:
         """:func:`check_same_answer` with ``general()``'s answer, unless the request wrote."""
@@ -47,9 +45,9 @@ class Verification:
         check_same_answer(resource, request, fast, general())
 
 
-def verification(resource: Any) -> Verification | None:
+def verification() -> Verification | None:
     """A :class:`Verification` from now when ``DJONY_VERIFY_FAST_PATH`` is on, else ``None``."""
-    return Verification(resource) if verifying() else None
+    return Verification() if verifying() else None
 
 
 def _same_rows_in_another_order(mine: bytes, theirs: bytes) -> bool:

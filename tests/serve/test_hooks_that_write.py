@@ -8,8 +8,8 @@ hook, and keeps what it read.  DjonyResource (``/hw3/``) reads the page's relati
 before any hook runs; once a hook wrote, the fields left are dehydrated from the objects,
 whose relations are read again: the same bytes on both.
 
-``DJONY_VERIFY_FAST_PATH`` is off here: it answers each request a second time by the
-general path, after the first answer's hooks wrote.
+``DJONY_VERIFY_FAST_PATH`` (on in the test settings) does not answer a request whose
+hooks wrote a second time: these requests are answered once, as on a server.
 """
 
 from __future__ import annotations
@@ -259,7 +259,7 @@ def answers(url: str) -> list[tuple]:
     return found
 
 
-@override_settings(ROOT_URLCONF=__name__, DJONY_VERIFY_FAST_PATH=False)
+@override_settings(ROOT_URLCONF=__name__)
 @pytest.mark.parametrize(
     "url",
     [
@@ -284,7 +284,7 @@ def test_a_hook_s_write_shows_in_what_follows_as_on_modelresource(library, url):
     assert got == want
 
 
-@override_settings(ROOT_URLCONF=__name__, DJONY_VERIFY_FAST_PATH=False)
+@override_settings(ROOT_URLCONF=__name__)
 def test_the_writes_change_what_modelresource_shows(library):
     """The cases above do test something: a moved book shows under its new author (not
     under its old one), the prefetched one does not, the renamed author shows on the later

@@ -197,7 +197,7 @@ def answer(prefix: str, url: str, script: dict, fmt: str = "json") -> tuple:
     return response.status_code, response.content.replace(f"/{prefix}/".encode(), b"/api/")
 
 
-@override_settings(ROOT_URLCONF=__name__, DJONY_VERIFY_FAST_PATH=False)
+@override_settings(ROOT_URLCONF=__name__)
 @pytest.mark.parametrize("seed", range(60))
 def test_random_writes_by_hooks_answer_as_on_modelresource(db, seed):
     rng = random.Random(seed)

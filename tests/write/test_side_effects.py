@@ -22,7 +22,8 @@ import datetime
 import json
 
 import pytest
-from django.db import connection
+from django.conf import settings
+from django.db import connection, connections
 from django.test import override_settings
 
 from tests.sideeffects import models as m
@@ -260,8 +261,26 @@ def test_same_answers_rows_and_signals(case: str, atomic_requests: bool) -> None
     assert v3_rows == v2_rows
 
 
+@pytest.fixture(params=[False, True], ids=["one_database", "replica_router"])
+def routed(request):
+    """With ``replica_router``, reads go to ``replica`` and the hooks' writes to ``default``
+    (:class:`tests.djony.routers.PrimaryReplicaRouter`): a second connection to the same
+    database, which sees what autocommit committed.  A real replica (``.ci/run``'s
+    pg-replica leg) lags behind the primary, for ModelResource too: not compared there."""
+    if not request.param:
+        yield False
+        return
+    if getattr(settings, "PG_REPLICA_PORT", ""):
+        pytest.skip("a real replica shows a hook's write after its lag, on either base")
+    with override_settings(DATABASE_ROUTERS=["tests.djony.routers.PrimaryReplicaRouter"]):
+        yield True
+    connections["replica"].close()
+
+
 @pytest.mark.parametrize("case", sorted(READ_CASES))
-def test_reads_whose_hooks_write(case: str, atomic_requests: bool) -> None:
+def test_reads_whose_hooks_write(case: str, atomic_requests: bool, routed: bool) -> None:
+    if routed and atomic_requests:
+        pytest.skip("the replica cannot see what the request's transaction wrote")
     v2_answers, v2_rows, v2_signals = run("se2", READ_CASES[case], read_seed)
     v3_answers, v3_rows, v3_signals = run("se3", READ_CASES[case], read_seed)
     assert [a["status"] for a in v2_answers] == [200] * len(v2_answers)
