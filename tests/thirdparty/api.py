@@ -249,7 +249,41 @@ def build(base: type) -> list[type]:
             bundle.data["country_name"] = bundle.obj.country.name
             return bundle
 
+    class RetaggingResource(TaggedResource):
+        """A field hook of the first pin that tags and untags the others through taggit."""
+
+        url = fields.CharField("url")
+
+        class Meta(TaggedResource.Meta):
+            resource_name = "retagging"
+
+        def dehydrate_url(self, bundle):
+            if bundle.obj.url.endswith("/1") and bundle.obj.submitter.username == "ann":
+                for pin in Pin.objects.exclude(pk=bundle.obj.pk):
+                    pin.tags.add("seen")
+                    pin.tags.remove("blue")
+            return bundle.obj.url
+
+    class ReorderingResource(RoutineResource):
+        """The first workout's ``dehydrate()`` reverses the next one's sortedm2m exercises."""
+
+        full_exercises = fields.ToManyField(
+            ExerciseResource, "exercises", full=True, readonly=True, null=True
+        )
+
+        class Meta(RoutineResource.Meta):
+            resource_name = "reordering"
+            ordering = ["title"]
+
+        def dehydrate_title(self, bundle):
+            if bundle.obj.title == "empty":
+                legs = Workout.objects.get(title="legs")
+                legs.exercises.set(list(legs.exercises.all())[::-1])
+            return bundle.obj.title
+
     return [
+        RetaggingResource,
+        ReorderingResource,
         UserResource,
         ExerciseResource,
         PinResource,
