@@ -126,8 +126,10 @@ setup(
             "defusedxml>=0.7",
             "PyYAML>=6.0",
             "biplist>=1.0.3",
-            # The test settings install rest_framework and the example's app.
+            # The test settings install rest_framework and the example's app (whose
+            # benchmarks answer XML too).
             "djangorestframework>=3.14",
+            "djangorestframework-xml>=2.0",
             # Third-party fields and managers (tests/thirdparty), in releases that
             # install on Django 5.2, 6.0 and 6.1.
             "django-taggit>=6.0,<7",
@@ -141,6 +143,11 @@ setup(
         "example": [
             "djangorestframework>=3.14",
             "gunicorn>=21.2",
+            # The benchmarks' XML cases: Tastypie writes XML with lxml (and reads it with
+            # defusedxml); DRF with djangorestframework-xml.
+            "lxml>=4.9",
+            "defusedxml>=0.7",
+            "djangorestframework-xml>=2.0",
         ],
         # Only for ``manage.py compare --plot``.
         "plot": ["matplotlib>=3.7"],

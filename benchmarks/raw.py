@@ -179,9 +179,59 @@ def _users(floor: Floor, where: str = "", params: tuple = (), limit: int = 0) ->
 
 
 def json_response(data: Any) -> HttpResponse:
-    """``data`` as Tastypie's serializer writes JSON (the floors' one way to answer)."""
+    """``data`` as Tastypie's serializer writes JSON (:func:`xml_response`: XML)."""
     body = json.dumps(data, sort_keys=True, ensure_ascii=False)
     return HttpResponse(body, content_type="application/json")
+
+
+def xml_response(data: dict, page: bool) -> HttpResponse:
+    """``data`` as Tastypie's serializer writes XML (``lxml``): a ``page`` (``meta`` and the
+    resource's ``objects``) or one object.
+
+    The resource's objects are bundles to Tastypie: written without a ``type``; every other
+    dictionary is a ``hash``, a named list a ``list``, a value its type's name but a string's;
+    each element's children in the order of their names."""
+    from lxml.etree import Element, tostring
+
+    def simple(name: str, value: Any) -> Any:
+        element = Element(name)
+        kind = _XML_TYPES.get(type(value))
+        if kind is not None:
+            element.set("type", kind)
+        if value is not None:
+            element.text = value if isinstance(value, str) else str(value)
+        return element
+
+    def element(name: str | None, value: Any, bundle: bool = False) -> Any:
+        if isinstance(value, list):
+            found = Element(name or "objects")
+            if name:
+                found.set("type", "list")
+            found[:] = sorted((element(None, item) for item in value), key=lambda e: e.tag)
+            return found
+        if isinstance(value, dict):
+            found = Element(name or "object")
+            if not bundle:
+                found.set("type", "hash")
+            found[:] = [element(key, value[key]) for key in sorted(value)]
+            return found
+        return simple(name or "value", value)
+
+    if page:
+        root = Element("response")
+        root.append(element("meta", data["meta"]))
+        objects = Element("objects")
+        objects.set("type", "list")
+        objects[:] = [element(None, item, bundle=True) for item in data["objects"]]
+        root.append(objects)
+    else:
+        root = element(None, data, bundle=True)
+    body = tostring(root, xml_declaration=True, encoding="utf-8")
+    return HttpResponse(body, content_type="application/xml; charset=utf-8")
+
+
+#: Tastypie's ``get_type_string`` of the values the floors write (a string has no type).
+_XML_TYPES = {int: "integer", float: "float", bool: "boolean", type(None): "null"}
 
 
 def page_meta(request: HttpRequest, list_uri: str, limit: int, offset: int, total: int) -> dict:

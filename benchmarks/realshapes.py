@@ -9,7 +9,7 @@ submitter and image nested ``full=True``, tags from a ``dehydrate_tags`` reading
 ``bundle.obj.tags.all()``, an ``Authorization`` filtering ``read_list``,
 ``prepend_urls``; exercises detailed by slug (``detail_uri_name`` + ``prepend_urls``),
 their category and muscles as URIs, a ``dehydrate_description``, filtered by
-``category__name__in``; a user's points behind ``ApiKeyAuthentication``, narrowed to the
+``category__name__in``, also in XML; a user's points behind ``ApiKeyAuthentication``, narrowed to the
 user by ``authorized_read_list``, a ``dehydrate()`` adding a key.  Each in six flavours:
 ``v2`` ModelResource (``/api/shapes-v2/``), ``v2p`` ModelResource with
 ``select_related``/``prefetch_related`` (``/api/shapes-v2p/``), ``v3`` DjonyResource
@@ -66,6 +66,10 @@ CASES = (
         "exercise/?format=json&category__name__in=Arms,Legs,Chest&limit=50",
         "wger exercise: category__name__in, limit=50",
     ),
+    Case(
+        "exercise-detail-xml", "exercise/{slug}/?format=xml", "wger exercise: detail by slug, XML"
+    ),
+    Case("exercise-page-xml", "exercise/?format=xml", "wger exercise: default page (20), XML"),
     Case("points-detail", "points/{points}/?format=json", "oppia points: own detail"),
     Case("points-page", "points/?format=json", "oppia points: own default page (20)"),
 )

@@ -17,6 +17,8 @@ from django.contrib.auth.models import User
 from django.db.models import Q
 from django.utils.html import strip_tags
 from rest_framework import permissions, routers, serializers, viewsets
+from rest_framework.renderers import JSONRenderer
+from rest_framework_xml.renderers import XMLRenderer
 
 from benchmarks.drf_variants import TastypieApiKeyAuthentication
 from example_project.showcase.api_drf import (
@@ -168,6 +170,7 @@ class ExerciseViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = ExerciseSerializer
     pagination_class = TastypiePagination
     lookup_field = "slug"
+    renderer_classes = [JSONRenderer, XMLRenderer]  # ?format=xml as Tastypie's
 
     def get_queryset(self) -> Any:
         exercises = Exercise.objects.prefetch_related("muscles")

@@ -21,7 +21,7 @@ from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponseBase
 from django.utils.html import strip_tags
 
-from benchmarks.raw import _datetime, api_key_user, json_response, page_meta
+from benchmarks.raw import _datetime, api_key_user, json_response, page_meta, xml_response
 from example_project.showcase.realshapes.points import BONUS
 
 API = "/api/shapes-v2/"
@@ -212,7 +212,7 @@ def shape_list(request: HttpRequest, resource: str) -> HttpResponseBase:
     total = _rows(f"SELECT COUNT(*) FROM {table} {where}", params)[0][0]
     objects = objects_of(where, params, f" LIMIT {int(limit)} OFFSET {int(offset)}")
     meta = page_meta(request, f"{API}{resource}/", limit, offset, total)
-    return json_response({"meta": meta, "objects": objects})
+    return _response(request, {"meta": meta, "objects": objects}, page=True)
 
 
 def shape_detail(request: HttpRequest, resource: str, key: str) -> HttpResponseBase:
@@ -226,4 +226,11 @@ def shape_detail(request: HttpRequest, resource: str, key: str) -> HttpResponseB
     objects = objects_of(where, [*params, key if resource == "exercise" else int(key)], "")
     if not objects:
         raise Http404
-    return json_response(objects[0])
+    return _response(request, objects[0], page=False)
+
+
+def _response(request: HttpRequest, data: dict, page: bool) -> HttpResponseBase:
+    """JSON, or XML for ``?format=xml``."""
+    if request.GET.get("format") == "xml":
+        return xml_response(data, page)
+    return json_response(data)

@@ -73,6 +73,23 @@ def test_a_different_body_stops_the_run(client, seeded, cases, monkeypatch, flav
         realshapes.check(client, cases[0], realshapes.FLAVOURS, seeded)
 
 
+@pytest.mark.parametrize("flavour", ["v3", "drf", "raw"])
+def test_a_different_xml_body_stops_the_run(client, seeded, cases, monkeypatch, flavour):
+    real = realshapes.get
+    (case,) = [case for case in cases if case.name == "exercise-detail-xml"]
+
+    def tampered(client, side, case, extra):
+        response = real(client, side, case, extra)
+        if side == flavour:
+            response.content = response.content.replace(b"<name>", b"<name>Not ")
+        return response
+
+    assert b"<name>" in real(client, flavour, case, seeded).content
+    monkeypatch.setattr(realshapes, "get", tampered)
+    with pytest.raises(harness.NotIdentical, match=f"{flavour} exercise-detail-xml"):
+        realshapes.check(client, case, realshapes.FLAVOURS, seeded)
+
+
 def test_a_short_run_times_every_case_and_flavour(client, seeded, cases):
     sizes, counts, samples = realshapes.run(client, cases, realshapes.FLAVOURS, 2, seeded)
     assert set(sizes) == {case.name for case in cases}
