@@ -9,9 +9,9 @@ submitter and image nested ``full=True``, tags from a ``dehydrate_tags`` reading
 ``bundle.obj.tags.all()``, an ``Authorization`` filtering ``read_list``,
 ``prepend_urls``; exercises detailed by slug (``detail_uri_name`` + ``prepend_urls``),
 their category and muscles as URIs, a ``dehydrate_description``, filtered by
-``category__name__in``, also in XML; a user's points behind ``ApiKeyAuthentication``, narrowed to the
-user by ``authorized_read_list``, a ``dehydrate()`` adding a key.  Each in six flavours:
-``v2`` ModelResource (``/api/shapes-v2/``), ``v2p`` ModelResource with
+``category__name__in``, also in XML; a user's points behind ``ApiKeyAuthentication``,
+narrowed to the user by ``authorized_read_list``, a ``dehydrate()`` adding a key.  Each
+in six flavours: ``v2`` ModelResource (``/api/shapes-v2/``), ``v2p`` ModelResource with
 ``select_related``/``prefetch_related`` (``/api/shapes-v2p/``), ``v3`` DjonyResource
 (``/api/shapes-v3/``), ``v3p`` DjonyResource on v2p's querysets (``/api/shapes-v3p/``: that
 tuned API switched, as a project switches it: ``v2p / v3p``), ``drf`` DRF + the same
