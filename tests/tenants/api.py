@@ -9,7 +9,8 @@ Resources: ``note`` (stock authorization: the row-built path), ``hnote`` (a
 ``tenant`` (a plain manager whose ``notes`` come through the tenant manager),
 ``tag`` and ``comment`` (related resources, tenant-scoped), ``dnote``/``hdnote``
 (a ``distinct()`` list without ``Meta.ordering``), ``label`` (a CharField key), ``vnote``
-(a hook that updates the row it reads, then reads a related manager).
+(a hook that updates the row it reads, then reads a related manager), ``rnote`` (a hook
+that retags the tenant's other notes while the page is read).
 """
 
 from __future__ import annotations
@@ -155,8 +156,31 @@ def build_api(api_name: str, base: type) -> Api:
             bundle.data["comment_count"] = bundle.obj.comments.count()
             return bundle
 
+    class RetaggingNoteResource(FullNoteResource):
+        """The tenant's first note's hook tags the tenant's other notes with a tag it
+        creates through the tenant manager (``get_or_create``), and untags their own."""
+
+        class Meta(FullNoteResource.Meta):
+            resource_name = "rnote"
+            fields = [*FullNoteResource.Meta.fields, "tags"]
+
+        def dehydrate_title(self, bundle):
+            note = bundle.obj
+            first = TenantNote.objects.order_by("pk").first()
+            if first is not None and note.pk == first.pk:
+                seen, _ = TenantTag.objects.get_or_create(tenant_id=note.tenant_id, name="seen")
+                for other in TenantNote.objects.exclude(pk=note.pk):
+                    other.tags.add(seen)
+                    other.tags.remove(*other.tags.exclude(pk=seen.pk))
+            return note.title
+
+        def dehydrate(self, bundle):
+            bundle.data["tag_names"] = [tag.name for tag in bundle.obj.tags.all()]
+            return bundle
+
     api = Api(api_name=api_name)
     for resource in (
+        RetaggingNoteResource,
         TagResource,
         CommentResource,
         NoteResource,
