@@ -186,6 +186,7 @@ def read_seed():
 READ_CASES: dict[str, list[tuple]] = {
     "list_hooks_save_tag_and_post": [("GET", "touched_story/", None)] * 2,
     "list_as_xml": [("GET", "touched_story/?format=xml", None)],
+    "detail_as_yaml": [("GET", "touched_story/1/?format=yaml", None)],
     "detail_hook_posts": [("GET", "touched_story/1/", None), ("GET", "touched_story/2/", None)],
     "set_in_asked_order": [("GET", "touched_story/set/3;1;2/", None)],
     "filtered_list": [("GET", "touched_story/?id__in=2,1", None)],
