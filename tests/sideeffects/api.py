@@ -214,7 +214,9 @@ def build_api(api_name: str, base: type) -> Api:
 
         posts = fields.ToManyField(StoryResource, "posts", full=True, null=True)
 
-        Meta = meta(m.Blogger, resource_name="posting_blogger")
+        Meta = meta(
+            m.Blogger, resource_name="posting_blogger", queryset=m.Blogger.objects.order_by("pk")
+        )
 
         def dehydrate_name(self, bundle):
             if bundle.obj.name == "ann":
