@@ -169,7 +169,7 @@ def build_api(api_name: str, base: type) -> Api:
     class TouchedStoryResource(base):
         """Read hooks that write, through the model: a ``dehydrate_title`` that saves the
         object (its ``save()`` counts a revision, receivers strip the title and audit), and a
-        ``dehydrate()`` that tags another story, posts a new story by the same blogger (its
+        ``dehydrate()`` that retags another story, posts a new story by the same blogger (its
         ``save()`` bumps the blogger's counter by an ``UPDATE``), tries a duplicate keyword
         inside ``atomic()`` and catches the ``IntegrityError``, then reads back what changed.
         """
@@ -189,7 +189,8 @@ def build_api(api_name: str, base: type) -> Api:
             story = bundle.obj
             if story.pk == 1:
                 seen, _ = m.Keyword.objects.get_or_create(name="seen")
-                m.Story.objects.get(pk=2).tags.add(seen)
+                # (one tag each: a story's tags come in the database's order, unordered)
+                m.Story.objects.get(pk=2).tags.set([seen])
                 m.Story.objects.create(author=story.author, title=f"Reply to {story.pk}")
             try:
                 with transaction.atomic():

@@ -26,10 +26,6 @@ class Blogger(models.Model):
 class Keyword(models.Model):
     name = models.CharField(max_length=30, unique=True)
 
-    class Meta:
-        # A story's tags in one order on every database, whichever query reads them.
-        ordering = ["name"]
-
     def __str__(self) -> str:
         return self.name
 
