@@ -52,12 +52,6 @@ def watching_pages() -> Iterator[None]:
         _pages.reset(token)
 
 
-def read_now() -> Any:
-    """From now on, whether anything wrote, on any database
-    (``djony.serving.writes_since``; ``None`` outside a read request)."""
-    return writes_since()
-
-
 def forget(objects: list[Any], queryset: Any, keep: dict) -> None:
     """Make ``objects`` (read by ``queryset``) forget what they hold of their relations, but
     what ``queryset`` fills and ``keep`` names (``djony.serving.forget_loads``)."""
@@ -70,7 +64,7 @@ def page_read(objects: list[Any], queryset: Any, keep: dict) -> None:
     pages = _pages.get()
     if pages is None or not objects:
         return
-    read = read_now()
+    read = writes_since()
     if read is not None:
         pages.append(_ReadPage(objects, queryset, keep, read))
 
@@ -84,4 +78,4 @@ def forget_after_writes() -> None:
     for page in pages:
         if page.read.wrote():
             forget(page.objects, page.queryset, page.keep)
-            page.read = read_now()
+            page.read = writes_since()

@@ -38,8 +38,7 @@ from typing import Any
 from tastypie.bundle import Bundle
 from tastypie.resources import Resource
 
-from djony.serving import load_together, loads_together
-from tastypie_djony.afterwrites import read_now
+from djony.serving import load_together, loads_together, writes_since
 from tastypie_djony.declines import Declined
 from tastypie_djony.objectlist import own_prefetches
 from tastypie_djony.serve.bundles import PageBundle
@@ -293,8 +292,8 @@ class BundlePlan(FieldPlan):
             caches.page = page
         steps = [None if step.object or step.nested else step.source.value for step in self.steps]
         values = [[None if get is None else get(row, page) for get in steps] for row in rows]
-        queryset = getattr(objects, "queryset", None)  # (none: a page of no rows)
-        read = read_now() if queryset is not None else None
+        # (no objects' queryset: a page of no rows, which no hook reads after a write)
+        read = writes_since() if getattr(objects, "queryset", None) is not None else None
         return Prepared(values, objects, page.keys, page, read)
 
     def prepare(self, object_list: Any, kept: Any = None) -> Prepared:

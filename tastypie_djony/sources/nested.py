@@ -31,7 +31,7 @@ from typing import Any
 from django.core.exceptions import FieldDoesNotExist
 from django.db import router
 from django.db.models.constants import LOOKUP_SEP
-from django.db.models.fields.reverse_related import ManyToManyRel, ManyToOneRel
+from django.db.models.fields.reverse_related import ManyToOneRel
 
 from djony.serving import instance_builder, load_together, plain_manager, track_peers
 from tastypie_djony.afterwrites import forget
@@ -262,11 +262,7 @@ def _keep_owner_side(prepared: Prepared, relation: Relation) -> None:
     for, before the write), as they are (``tastypie_djony.afterwrites``)."""
     field = relation.field
     keep = getattr(prepared.objects, "keep", None)
-    if (
-        keep is not None
-        and isinstance(field, ManyToOneRel)
-        and not isinstance(field, ManyToManyRel)
-    ):
+    if keep is not None and isinstance(field, ManyToOneRel):  # (not a many-to-many's)
         keep[field.field.name] = None
 
 
