@@ -80,7 +80,7 @@ DEFAULTS = {
     fields.IntegerField: [0, 7],
     fields.BooleanField: [False, True],
     fields.DecimalField: [Decimal("1.50")],
-    fields.DateTimeField: [datetime.datetime(2020, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)],
+    fields.DateTimeField: [datetime.datetime(2020, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)],
 }
 
 

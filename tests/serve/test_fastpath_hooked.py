@@ -119,7 +119,7 @@ def test_simple_is_to_simple():
     data = {
         "a": [1, 2.5, True, None, "x", Text("t"), (Decimal("1.10"), datetime.date(2020, 1, 2))],
         "b": {"c": inner, "d": PageBundle(lambda: [], 0, request())},
-        "e": datetime.datetime(2020, 1, 2, 3, 4, 5, tzinfo=datetime.UTC),
+        "e": datetime.datetime(2020, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc),
         7: object,
     }
     assert simple(data, serializer, {}) == serializer.to_simple(data, {})

@@ -36,7 +36,7 @@ def _rich(bundle: Bundle) -> Bundle:
     """A ``dehydrate`` putting every kind of value in the bundle."""
     bundle.data["rich"] = {
         "decimal": decimal.Decimal("1.50"),
-        "when": datetime.datetime(2024, 5, 1, 12, 30, tzinfo=datetime.UTC),
+        "when": datetime.datetime(2024, 5, 1, 12, 30, tzinfo=datetime.timezone.utc),
         "naive": datetime.datetime(2024, 5, 1, 12, 30),
         "day": datetime.date(2024, 5, 1),
         "time": datetime.time(7, 5),
@@ -146,7 +146,7 @@ def test_datetimes_are_written_as_tastypie_s_format_datetime(settings, use_tz, z
     settings.USE_TZ, settings.TIME_ZONE = use_tz, zone
     serializer = Serializer()
     values = [
-        datetime.datetime(2024, 3, 31, 1, 59, 59, 999999, tzinfo=datetime.UTC),
+        datetime.datetime(2024, 3, 31, 1, 59, 59, 999999, tzinfo=datetime.timezone.utc),
         datetime.datetime(
             2024, 11, 3, 12, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=-5))
         ),

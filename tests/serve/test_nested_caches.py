@@ -20,7 +20,7 @@ from tests.sideeffects import models as m
 from tests.write import api as write_api
 from tests.write.api import api_client, send
 
-EDITED = datetime.datetime(2024, 5, 1, 12, tzinfo=datetime.UTC)
+EDITED = datetime.datetime(2024, 5, 1, 12, tzinfo=datetime.timezone.utc)
 
 
 def seed(stories: int):

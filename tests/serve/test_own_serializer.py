@@ -89,7 +89,7 @@ pytestmark = pytest.mark.urls(__name__)
 def books(db) -> list[Book]:
     ann = Author.objects.create(name="Ann")
     bob = Author.objects.create(name="Bob")
-    published = datetime.datetime(2024, 5, 1, 12, tzinfo=datetime.UTC)
+    published = datetime.datetime(2024, 5, 1, 12, tzinfo=datetime.timezone.utc)
     return [
         Book.objects.create(title=title, author=author, published=published, price=price)
         for title, author, price in [("Aeon", ann, "4.50"), ("Dune", bob, "9.99")]

@@ -50,7 +50,9 @@ class StampedPaginator(Paginator):
 
     def page(self):
         page = super().page()
-        page["meta"]["generated"] = datetime.datetime(2021, 3, 4, 5, 6, 7, tzinfo=datetime.UTC)
+        page["meta"]["generated"] = datetime.datetime(
+            2021, 3, 4, 5, 6, 7, tzinfo=datetime.timezone.utc
+        )
         page["meta"]["day"] = datetime.date(2021, 3, 4)
         return page
 
@@ -329,7 +331,7 @@ def build_zoo_api(api_name: str, kind: str) -> tuple[Api, Api]:
             bundle.data["extras"] = {
                 "pair": (1, "a"),
                 "day": datetime.date(2020, 1, 2),
-                "when": datetime.datetime(2020, 1, 2, 3, 4, 5, tzinfo=datetime.UTC),
+                "when": datetime.datetime(2020, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc),
                 "price": Decimal("1.50"),
                 "nothing": None,
                 "ratio": 0.25,

@@ -29,7 +29,7 @@ def create() -> dict[str, object]:
         Badge.objects.create(id=uuid.UUID(int=n * 7919), text=text)
         for n, text in enumerate(["loud", "lazy", "shy", "long", "quiet"], start=1)
     ]
-    born = datetime.datetime(2019, 5, 6, 7, 8, 9, tzinfo=datetime.UTC)
+    born = datetime.datetime(2019, 5, 6, 7, 8, 9, tzinfo=datetime.timezone.utc)
     specs = [
         # name, nickname, remarks, number, keeper, born, weight
         ("Zebra", None, None, 40, 1, born, Decimal("310.50")),

@@ -30,7 +30,7 @@ from tests.testapp.models import AllTypes, Book
 
 pytestmark = pytest.mark.urls("tests.serve.unit_api")
 
-MOMENT = datetime.datetime(2024, 2, 29, 23, 30, 15, 250000, tzinfo=datetime.UTC)
+MOMENT = datetime.datetime(2024, 2, 29, 23, 30, 15, 250000, tzinfo=datetime.timezone.utc)
 
 
 # --- ScalarSource -----------------------------------------------------------------
