@@ -107,8 +107,13 @@ class Answer:
             response.get("Content-Type", "").startswith("application/x-plist")
             and response.status_code == 200
         ):
-            body = _replace_strings(biplist.readPlistFromString(content), prefix)
+            body = plist_data(content, prefix)
         return cls(response.status_code, headers, body, exact)
+
+
+def plist_data(content: bytes, prefix: str):
+    """A binary plist's data, each string's ``prefix`` replaced by the common marker."""
+    return _replace_strings(biplist.readPlistFromString(content), prefix)
 
 
 def _replace_strings(value, prefix: str):

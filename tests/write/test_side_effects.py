@@ -26,6 +26,7 @@ from django.conf import settings
 from django.db import connection, connections
 from django.test import override_settings
 
+from tests.differential.harness import plist_data
 from tests.sideeffects import models as m
 from tests.sideeffects.receivers import SIGNALS
 from tests.write import api as write_api
@@ -34,7 +35,7 @@ from tests.write.api import api_client, send
 A = write_api.API_MARKER
 
 #: Seed rows (inserted as rows: no save(), no signals).
-EDITED = datetime.datetime(2024, 5, 1, 12, tzinfo=datetime.UTC)
+EDITED = datetime.datetime(2024, 5, 1, 12, tzinfo=datetime.timezone.utc)
 
 
 def seed():
@@ -187,6 +188,7 @@ READ_CASES: dict[str, list[tuple]] = {
     "list_hooks_save_tag_and_post": [("GET", "touched_story/", None)] * 2,
     "list_as_xml": [("GET", "touched_story/?format=xml", None)],
     "detail_as_yaml": [("GET", "touched_story/1/?format=yaml", None)],
+    "list_as_plist": [("GET", "touched_story/?format=plist", None)],
     "detail_hook_posts": [("GET", "touched_story/1/", None), ("GET", "touched_story/2/", None)],
     "set_in_asked_order": [("GET", "touched_story/set/3;1;2/", None)],
     "filtered_list": [("GET", "touched_story/?id__in=2,1", None)],
@@ -209,12 +211,17 @@ def normalised_rows() -> dict:
 
 def answer(response, api: str) -> dict:
     prefix = f"/{api}/"
-    body = response.content.decode().replace(prefix, A)
+    content_type = response.get("Content-Type") or ""
+    if content_type.startswith("application/x-plist"):
+        body = plist_data(response.content, prefix)
+    else:
+        text = response.content.decode().replace(prefix, A)
+        body = json.loads(text) if text.startswith(("{", "[")) else text
     return {
         "status": response.status_code,
-        "content_type": response.get("Content-Type"),
+        "content_type": content_type,
         "location": (response.get("Location") or "").replace(prefix, A),
-        "body": json.loads(body) if body.startswith(("{", "[")) else body,
+        "body": body,
     }
 
 
