@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import pkgutil
+import threading
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -272,13 +273,25 @@ def _resource(api_name: str, name: str) -> Any:
     return APIS[api_name]._registry[name]
 
 
+def finished_within(seconds: float, work: Any) -> bool:
+    """Whether ``work()`` returned within ``seconds`` (run in a thread, so a deadlock
+    fails the test instead of stopping the suite)."""
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    return not thread.is_alive()
+
+
 def test_bounded_cache_keeps_the_most_recently_used(small_caches):
     cache = BoundedCache()
     for key in range(SIZE):
         cache[key] = key
     assert cache[0] == 0  # used: kept
-    cache["new"] = "new"
+    assert finished_within(10, lambda: cache.__setitem__("new", "new"))  # evicts key 1
     assert 0 in cache and 1 not in cache and len(cache) == SIZE
+    assert list(cache)[-2:] == [0, "new"]
+    assert finished_within(10, lambda: [cache.__setitem__(n, n) for n in range(100, 140)])
+    assert list(cache) == list(range(140 - SIZE, 140))
     import copy
 
     assert len(copy.deepcopy(cache)) == 0 and isinstance(KeptQueries(), BoundedCache)

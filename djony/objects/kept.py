@@ -67,7 +67,9 @@ class BoundedCache(OrderedDict):
             super().__setitem__(key, value)
             self.move_to_end(key)
             while len(self) > size:
-                self.popitem(last=False)
+                # Not popitem(): on Python 3.10 it calls this class's __getitem__,
+                # which would wait for the lock held here.
+                super().__delitem__(next(iter(self)))
 
     def setdefault(self, key: Any, default: Any = None) -> Any:
         try:
