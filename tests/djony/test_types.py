@@ -275,3 +275,30 @@ def test_naive_datetime_is_read_in_current_zone_like_django() -> None:
         pk = row.id
     expected = timezone.make_aware(naive, timezone.get_current_timezone())
     assert AllTypes.objects.get(pk=pk).moment == expected
+
+
+@pytest.mark.parametrize(
+    "moment, clock",
+    [
+        ("2024-06-01 12:00:00.5", "12:30:00.5"),  # one fractional digit
+        ("2024-06-01T12:00:00", "12:30"),  # a "T", no seconds
+        ("2024-06-01 12:00:00.123456", "12:30:00.123456"),  # as Django writes them
+    ],
+)
+def test_datetime_and_time_text_reads_as_django_reads_it(moment: str, clock: str) -> None:
+    """SQLite keeps datetimes and times as text, which other tools may write in forms
+    Django does not write: Pony reads what Django reads, on every Python."""
+    from django.db import connection
+
+    if connection.vendor != "sqlite":
+        pytest.skip("datetimes and times are text only on SQLite")
+    row = AllTypes.objects.create(code="text")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {AllTypes._meta.db_table} SET moment = %s, clock = %s WHERE id = %s",
+            [moment, clock, row.pk],
+        )
+    row.refresh_from_db()
+    with db_session:
+        pony_row = AllTypes.p[row.pk]
+        assert (pony_row.moment, pony_row.clock) == (row.moment, row.clock)
