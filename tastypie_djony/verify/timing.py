@@ -2,14 +2,19 @@
 
 After the comparison, each resource's GETs that both sides answered the same with a 200
 (at most :data:`PER_RESOURCE` of them, spread over its kinds of request) are timed in
-interleaved rounds: in each round every picked request of every resource in a fresh
-order, for each request both sides one after the other in a random order, the garbage
-collected between rounds.  A request's ratio is the median over the rounds of
-ModelResource's time over DjonyResource's (the two requests of a round run moments
-apart, so load that comes and goes cancels out); a resource's speed-up is the median of
-its requests' ratios, its spread the 10th to 90th percentile of all their per-round
-ratios.  Fewer than :data:`MIN_ROUNDS` rounds (``--timing-seconds`` ran out first) give no figure;
-``--rounds`` below it is refused by the command.
+rounds: in each round every picked request of every resource, in a fresh order, on one
+side, then in the same order on the other (which side goes first is drawn per round),
+the garbage collected before each side's turn.  Each request so follows other requests
+of its own base, as on a server that runs one of them: sent request by request, both
+sides in turn, the second ran right after the other base's code had filled the
+processor's caches, which costs a small request of DjonyResource's (its code beside
+Tastypie's) more than ModelResource's (a ``schema/`` of a few fields 0.9x so, 1.05x each
+after its own base's requests).  A request's ratio is the median over the rounds of
+ModelResource's time over DjonyResource's (a round's two turns run moments apart, so
+load that comes and goes cancels out); a resource's speed-up is the median of its
+requests' ratios, its spread the 10th to 90th percentile of all their per-round
+ratios.  Fewer than :data:`MIN_ROUNDS` rounds (``--timing-seconds`` ran out first) give
+no figure; ``--rounds`` below it is refused by the command.
 """
 
 from __future__ import annotations
@@ -104,11 +109,10 @@ def time_requests(
             break
         order = list(range(len(flat)))
         rng.shuffle(order)
-        gc.collect()
-        for index in order:
-            _resource, request, sides = flat[index]
-            first = rng.random() < 0.5
-            for side_index in (0, 1) if first else (1, 0):
+        for side_index in (0, 1) if rng.random() < 0.5 else (1, 0):
+            gc.collect()
+            for index in order:
+                _resource, request, sides = flat[index]
                 times[index][side_index].append(send(sides[side_index], request))
         done += 1
     speeds: dict[str, Speed | None] = {}

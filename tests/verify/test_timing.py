@@ -1,4 +1,5 @@
-"""djony_verify's speed figures: interleaved rounds, a median of paired ratios, a spread.
+"""djony_verify's speed figures: rounds of each base's turn, a median of paired ratios, a
+spread.
 
 A figure comes only from enough rounds; a resource is called slower only when
 DjonyResource was slower in nine rounds of ten; the summary is the median over resources.
@@ -38,6 +39,32 @@ def test_both_sides_of_every_request_each_round_and_the_median_of_paired_ratios(
     assert speed.speedup == 2.5  # the median of a's 2.0 and b's 3.0, the slow round ignored
     assert speed.low <= 2.0 and speed.high >= 3.0
     assert not speed.slower
+
+
+def test_each_round_sends_every_request_on_one_side_then_on_the_other() -> None:
+    """Each request follows requests of its own base (as on a server running one base), in
+    the same order on both sides; which side goes first changes between rounds."""
+    seconds = {
+        (side, request): itertools.cycle([0.001])
+        for side in ("mr", "dj")
+        for request in ("a", "b", "c", "d")
+    }
+    send, calls = _sender(seconds)
+    requests = {
+        "/r/": [("a", ["mr", "dj"]), ("b", ["mr", "dj"])],
+        "/s/": [("c", ["mr", "dj"]), ("d", ["mr", "dj"])],
+    }
+    rounds = 12
+    time_requests(send, requests, rounds=rounds, deadline=time.monotonic() + 60)
+    firsts = set()
+    for number in range(rounds):
+        turns = calls[number * 8 : number * 8 + 4], calls[number * 8 + 4 : number * 8 + 8]
+        for turn in turns:
+            assert len({side for side, _ in turn}) == 1, turn  # one base's turn
+        assert [r for _, r in turns[0]] == [r for _, r in turns[1]]  # the same order
+        assert sorted(r for _, r in turns[0]) == ["a", "b", "c", "d"]
+        firsts.add(turns[0][0][0])
+    assert firsts == {"mr", "dj"}
 
 
 def test_too_few_rounds_give_no_figure() -> None:

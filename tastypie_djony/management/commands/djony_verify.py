@@ -147,8 +147,8 @@ class Command(BaseCommand):
             "--rounds",
             type=int,
             default=15,
-            help="rounds of the timing (default 15): each resource's identical GETs, both "
-            "sides interleaved",
+            help="rounds of the timing (default 15): each resource's identical GETs, on one "
+            "side then the other",
         )
         parser.add_argument(
             "--timing-seconds",
