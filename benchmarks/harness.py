@@ -6,10 +6,13 @@ ModelResource + prefetch, ``v3`` DjonyResource, ``drf`` DRF + prefetch, ``raw`` 
 hand-written SQL floor) and the API prefix the floor's links name.  :func:`check` refuses
 (:class:`NotIdentical`) unless every flavour answers a case 200 with v2's bytes (each
 API's prefix made common; DRF: v2's data); :func:`measure` times every (case, flavour)
-once a round, in a fresh shuffled order with ``gc.collect()`` between rounds, so load on
-a shared machine hits all of them alike; :func:`ratio` compares two flavours over those
-rounds; :func:`print_tables` writes the medians and the ratios as Markdown tables, and
-:func:`count_queries` / :func:`print_queries` the SQL queries of one request of each.
+once a round, by default each flavour's cases in a turn of their own (flavours and cases
+in a fresh shuffled order each round, ``gc.collect()`` before each turn: each request
+follows others of its own flavour, as on a server that runs one), so load on a shared
+machine hits all of them alike, a round's turns running moments apart; :func:`ratio`
+compares two flavours over those rounds; :func:`print_tables` writes the medians and the
+ratios as Markdown tables, and :func:`count_queries` / :func:`print_queries` the SQL
+queries of one request of each.
 """
 
 from __future__ import annotations
@@ -136,6 +139,24 @@ def count_queries(
     return counts
 
 
+#: How a round orders its requests (``--order``): ``turns``, each flavour's requests in a
+#: turn of its own, every one after other requests of its own flavour, as on a server that
+#: runs one flavour; ``mixed``, every (case, flavour) in one shuffled order, each request
+#: after any flavour's (a flavour whose code differs most from the others' then runs colder).
+ORDERS = ("turns", "mixed")
+
+
+def add_order_argument(parser: Any) -> None:
+    """The ``--order`` option of a benchmark's command line (:data:`ORDERS`)."""
+    parser.add_argument(
+        "--order",
+        choices=ORDERS,
+        default="turns",
+        help="turns (default): each flavour's requests in a turn of their own each round, as "
+        "on a server running that flavour; mixed: every request of every flavour shuffled",
+    )
+
+
 def measure(
     client: Any,
     cases: list[Case],
@@ -143,21 +164,42 @@ def measure(
     rounds: int,
     extra: dict,
     get: Getter,
+    order: str = "turns",
 ) -> dict[tuple[str, str], list[float]]:
-    """Seconds of each (case, flavour) by round, interleaved and shuffled."""
-    targets = [(case, flavour) for case in cases for flavour in flavours]
-    samples: dict[tuple[str, str], list[float]] = {(c.name, f): [] for c, f in targets}
-    for case, flavour in targets:  # warm-up
-        get(client, flavour, case, extra)
+    """Seconds of each (case, flavour) by round, in ``order`` (:data:`ORDERS`).
+
+    Each round shuffles the cases and the flavours again and collects the garbage before
+    each turn (``turns``: one per flavour, the cases in the round's order) or before the
+    round (``mixed``).  With one case both orders are the same: each request follows the
+    other flavours' one.
+    """
+    if order not in ORDERS:
+        raise ValueError(f"order={order!r}: one of {ORDERS}")
+    samples: dict[tuple[str, str], list[float]] = {(c.name, f): [] for c in cases for f in flavours}
+    for case in cases:  # warm-up
+        for flavour in flavours:
+            get(client, flavour, case, extra)
+
+    def timed(case: Case, flavour: str) -> None:
+        start = time.perf_counter()
+        response = get(client, flavour, case, extra)
+        samples[(case.name, flavour)].append(time.perf_counter() - start)
+        if response.status_code != 200:
+            raise RuntimeError(f"{flavour} {case.name}: HTTP {response.status_code}")
+
     for _ in range(rounds):
-        random.shuffle(targets)
-        gc.collect()
-        for case, flavour in targets:
-            start = time.perf_counter()
-            response = get(client, flavour, case, extra)
-            samples[(case.name, flavour)].append(time.perf_counter() - start)
-            if response.status_code != 200:
-                raise RuntimeError(f"{flavour} {case.name}: HTTP {response.status_code}")
+        if order == "mixed":
+            targets = [(case, flavour) for case in cases for flavour in flavours]
+            random.shuffle(targets)
+            gc.collect()
+            for case, flavour in targets:
+                timed(case, flavour)
+            continue
+        shuffled_cases = random.sample(cases, len(cases))
+        for flavour in random.sample(flavours, len(flavours)):
+            gc.collect()
+            for case in shuffled_cases:
+                timed(case, flavour)
     return samples
 
 

@@ -21,7 +21,8 @@ the demo user's ``ApiKey`` header (only the points read it).
 
 :mod:`benchmarks.harness` checks every flavour first (the Tastypie flavours and the floor
 must answer v2's bytes, DRF v2's data; a wrong answer has no speed: nothing is timed),
-counts the queries of one request of each, then times interleaved, shuffled rounds.  The
+counts the queries of one request of each, then times rounds, each flavour's requests in
+a turn of their own (``--order``: :data:`benchmarks.harness.ORDERS`).  The
 ratios are medians of the per-round ratios, with their interquartile range.  Nothing here
 is a pass/fail test.
 """
@@ -128,13 +129,18 @@ def prepare(database: str | None) -> None:
 
 
 def run(
-    client: Any, cases: list[Case], flavours: tuple[str, ...], rounds: int, extra: dict
+    client: Any,
+    cases: list[Case],
+    flavours: tuple[str, ...],
+    rounds: int,
+    extra: dict,
+    order: str = "turns",
 ) -> tuple[dict, dict, dict]:
     """Check every case (raises :class:`NotIdentical`), count its queries, time it:
     ``(sizes, query counts, samples)``."""
     sizes = {case.name: check(client, case, flavours, extra) for case in cases}
     counts = harness.count_queries(client, cases, flavours, extra, get=get)
-    samples = harness.measure(client, cases, flavours, rounds, extra, get=get)
+    samples = harness.measure(client, cases, flavours, rounds, extra, get=get, order=order)
     return sizes, counts, samples
 
 
@@ -145,6 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cases", help="comma-separated, of: " + ", ".join(CASES_BY_NAME))
     parser.add_argument("--flavours", default=",".join(FLAVOURS))
     parser.add_argument("--json", help="write every sample (seconds) to this file")
+    harness.add_order_argument(parser)
     args = parser.parse_args(argv)
     prepare(args.database)
 
@@ -158,10 +165,12 @@ def main(argv: list[str] | None = None) -> None:
     flavours = tuple(args.flavours.split(","))
     print(
         f"{connection.vendor}, Django {django.get_version()}, tastypie {tastypie.__version__}, "
-        f"Python {sys.version.split()[0]}, {args.rounds} interleaved rounds"
+        f"Python {sys.version.split()[0]}, {args.rounds} rounds, order: {args.order}"
     )
     try:
-        sizes, counts, samples = run(Client(), cases, flavours, args.rounds, headers())
+        sizes, counts, samples = run(
+            Client(), cases, flavours, args.rounds, headers(), order=args.order
+        )
     except NotIdentical as error:
         sys.exit(f"not timing: {error}")
     print(

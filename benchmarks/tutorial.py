@@ -16,8 +16,10 @@ demo superuser's ``ApiKey`` header.
 
 Before timing, every flavour must answer 200, the Tastypie flavours and the floor with
 v2's bytes (each API's prefix replaced by a common one), DRF with v2's data; a wrong
-answer has no speed.  Then rounds that request every (case, flavour) once each, in a
-fresh shuffled order with ``gc.collect()`` between rounds, so load on the shared machine
+answer has no speed.  Then rounds that request every (case, flavour) once each, each
+flavour's cases in a turn of their own (``--order turns``, the default: as on a server
+running that flavour; ``--order mixed`` shuffles every request of every flavour), in a
+fresh shuffled order with ``gc.collect()`` before each turn, so load on the shared machine
 hits all of them alike; the tables give medians and ratios of medians with the
 interquartile range of the per-round ratios (:mod:`benchmarks.harness` does the checking
 and the timing).  Nothing here is a pass/fail test.
@@ -102,6 +104,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--users", type=int, default=50)
     parser.add_argument("--entries", type=int, default=500)
     parser.add_argument("--json", help="write every sample (seconds) to this file")
+    harness.add_order_argument(parser)
     args = parser.parse_args(argv)
     prepare(args.database, args.users, args.entries)
 
@@ -117,7 +120,7 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"{connection.vendor}, {args.users} users, {args.entries} entries, Django "
         f"{django.get_version()}, tastypie {tastypie.__version__}, Python "
-        f"{sys.version.split()[0]}, {args.rounds} interleaved rounds"
+        f"{sys.version.split()[0]}, {args.rounds} rounds, order: {args.order}"
     )
     try:
         sizes = {case.name: check(client, case, flavours, extra) for case in cases}
@@ -127,7 +130,9 @@ def main(argv: list[str] | None = None) -> None:
         "bodies identical to ModelResource's (DRF: same data): "
         + ", ".join(f"{name} ({size:,} bytes)" for name, size in sizes.items())
     )
-    samples = harness.measure(client, cases, flavours, args.rounds, extra, get=get)
+    samples = harness.measure(
+        client, cases, flavours, args.rounds, extra, get=get, order=args.order
+    )
     harness.print_tables(connection.vendor, cases, samples, flavours)
     if args.json:
         Path(args.json).write_text(

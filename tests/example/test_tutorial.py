@@ -12,7 +12,7 @@ from django.contrib.auth.models import Permission, User
 from tastypie.authorization import DjangoAuthorization
 from tastypie.models import ApiKey
 
-from benchmarks import tutorial
+from benchmarks import harness, tutorial
 from example_project.showcase import seeding
 from tastypie_djony.serve import bundles
 
@@ -145,6 +145,34 @@ def test_the_benchmark_check_catches_a_different_body(client, seeded, monkeypatc
     monkeypatch.setattr(tutorial, "get", tampered)
     with pytest.raises(tutorial.NotIdentical, match="v3 entry-detail: body differs"):
         tutorial.check(client, tutorial.CASES_BY_NAME["entry-detail"], ("v2", "v3"), seeded)
+
+
+@pytest.mark.parametrize("order", harness.ORDERS)
+def test_the_benchmark_times_every_request_each_round_in_its_order(order):
+    """``turns``: each flavour's cases back to back (the same order for every flavour of a
+    round); ``mixed``: any order.  Every (case, flavour) once a round, after a warm-up."""
+    sent = []
+
+    class Answer:
+        status_code = 200
+
+    def get(client, flavour, case, extra):
+        sent.append((flavour, case.name))
+        return Answer()
+
+    cases = [harness.Case(name, f"{name}/", name) for name in ("a", "b", "c")]
+    flavours = ("v2", "v3", "raw")
+    samples = harness.measure(None, cases, flavours, 4, {}, get=get, order=order)
+    assert {key: len(times) for key, times in samples.items()} == {
+        (c.name, f): 4 for c in cases for f in flavours
+    }
+    rounds = [sent[9 + 9 * n : 18 + 9 * n] for n in range(4)]  # (the first 9: the warm-up)
+    for sent_in_round in rounds:
+        assert sorted(sent_in_round) == sorted((f, c.name) for c in cases for f in flavours)
+        if order == "turns":
+            turns = [sent_in_round[i : i + 3] for i in (0, 3, 6)]
+            assert all(len({f for f, _ in turn}) == 1 for turn in turns)
+            assert len({tuple(name for _, name in turn) for turn in turns}) == 1
 
 
 @pytest.mark.parametrize(
