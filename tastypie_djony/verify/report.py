@@ -216,7 +216,7 @@ def speedup_line(summaries: Iterable[ResourceSummary]) -> str | None:
     return (
         f"DjonyResource's median speed-up over {len(speeds)} resources timed: {median:.2f}x "
         f"(10th-90th percentile of the resources: {low:.2f}x-{high:.2f}x; each resource's "
-        f"from {speeds[0].rounds} interleaved rounds)"
+        f"from {speeds[0].rounds} rounds, each base in its own turn)"
     )
 
 

@@ -48,7 +48,7 @@ def test_example_verifies_clean_as_demo(demo):
         " requests cut off by --max-requests (per resource above)."
     )
     assert "\nnot sent: " in text and ", cut off by --max-requests 400: /api/" in text
-    assert "DjonyResource's median speed-up over " in text  # timed in interleaved rounds
+    assert "DjonyResource's median speed-up over " in text  # timed, each base in its own turn
     assert "\nBy kind of request (median over the timed requests, how many): list pages " in text
     assert "lists / details by" in text
     for uri in ("/api/v2/auth/user/", "/api/v3/auth/user/", "/api/v3/auth/permission/",
