@@ -9,9 +9,12 @@ throttles answers 429 at the same request with the same headers, and a project's
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from django.core.cache import cache
 from django.test import RequestFactory
+from tastypie import throttle as throttle_module
 from tastypie.authentication import (
     ApiKeyAuthentication,
     Authentication,
@@ -59,7 +62,10 @@ def tags(db):
         Tag.objects.create(name=name)
 
 
-def test_a_throttle_that_throttles_answers_429_at_the_same_request(tags):
+def test_a_throttle_that_throttles_answers_429_at_the_same_request(tags, monkeypatch):
+    # CacheThrottle's Retry-After counts whole seconds since the first access: one clock
+    # for both runs, or a run that crosses a second boundary answers 59 where the other 60.
+    monkeypatch.setattr(throttle_module, "time", SimpleNamespace(time=lambda: 1_700_000_000.5))
     reference, switched = _twins(lambda: CacheThrottle(throttle_at=2, timeframe=60))
     assert not inert_throttle(switched)
     expected = _answers(reference, 4)
