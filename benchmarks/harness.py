@@ -7,8 +7,8 @@ hand-written SQL floor) and the API prefix the floor's links name.  :func:`check
 (:class:`NotIdentical`) unless every flavour answers a case 200 with v2's bytes (each
 API's prefix made common; DRF: v2's data); :func:`measure` times every (case, flavour)
 once a round, by default each flavour's cases in a turn of their own (flavours and cases
-in a fresh shuffled order each round, ``gc.collect()`` before each turn: each request
-follows others of its own flavour, as on a server that runs one), so load on a shared
+in a fresh shuffled order each round, ``gc.collect()`` before each turn: each request but
+a turn's first follows others of its own flavour, as on a server that runs one), so load on a shared
 machine hits all of them alike, a round's turns running moments apart; :func:`ratio`
 compares two flavours over those rounds; :func:`print_tables` writes the medians and the
 ratios as Markdown tables, and :func:`count_queries` / :func:`print_queries` the SQL
@@ -140,9 +140,10 @@ def count_queries(
 
 
 #: How a round orders its requests (``--order``): ``turns``, each flavour's requests in a
-#: turn of its own, every one after other requests of its own flavour, as on a server that
-#: runs one flavour; ``mixed``, every (case, flavour) in one shuffled order, each request
-#: after any flavour's (a flavour whose code differs most from the others' then runs colder).
+#: turn of its own, each but the turn's first after other requests of its own flavour, as
+#: on a server that runs one flavour; ``mixed``, every (case, flavour) in one shuffled
+#: order, each request after any flavour's (a flavour whose code differs most from the
+#: others' then runs colder).
 ORDERS = ("turns", "mixed")
 
 

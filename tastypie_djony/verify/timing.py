@@ -4,16 +4,16 @@ After the comparison, each resource's GETs that both sides answered the same wit
 (at most :data:`PER_RESOURCE` of them, spread over its kinds of request) are timed in
 rounds: in each round every picked request of every resource, in a fresh order, on one
 side, then in the same order on the other (which side goes first is drawn per round),
-the garbage collected before each side's turn.  Each request so follows other requests
-of its own base, as on a server that runs one of them: sent request by request, both
-sides in turn, the second ran right after the other base's code had filled the
-processor's caches, which costs a small request of DjonyResource's (its code beside
-Tastypie's) more than ModelResource's (a ``schema/`` of a few fields 0.9x so, 1.05x each
-after its own base's requests).  A request's ratio is the median over the rounds of
-ModelResource's time over DjonyResource's (a round's two turns run moments apart, so
-load that comes and goes cancels out); a resource's speed-up is the median of its
-requests' ratios, its spread the 10th to 90th percentile of all their per-round
-ratios.  Fewer than :data:`MIN_ROUNDS` rounds (``--timing-seconds`` ran out first) give
+the garbage collected before each side's turn. Each request but a turn's first so
+follows other requests of its own base, as on a server that runs one of them: sent
+request by request, both sides in turn, the second ran right after the other base's code
+had filled the processor's caches, which costs a small request of DjonyResource's (its
+code beside Tastypie's) more than ModelResource's (a ``schema/`` of a few fields 0.9x
+so, 1.05x each after its own base's requests). A request's ratio is the median over the
+rounds of ModelResource's time over DjonyResource's (a round's two turns run moments
+apart, so load that comes and goes cancels out); a resource's speed-up is the median of
+its requests' ratios, its spread the 10th to 90th percentile of all their per-round
+ratios. Fewer than :data:`MIN_ROUNDS` rounds (``--timing-seconds`` ran out first) give
 no figure; ``--rounds`` below it is refused by the command.
 """
 
