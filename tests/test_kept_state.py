@@ -567,6 +567,44 @@ def test_a_page_s_related_gets_and_counts_are_kept_per_relation_and_size_never_p
     page_rows._KEPT.clear()
 
 
+def _one_value(name: str, sample: Any) -> OneValueQuery:
+    compiled = OneValueQuery.compile(
+        lambda: TenantNote.everything.all(), name, sample, lambda qs: qs[:2].values_list("pk")
+    )
+    assert compiled is not None
+    return compiled
+
+
+def test_prepared_values_are_remembered_only_where_django_prepares_by_the_value(small_caches):
+    """A kept one-value query remembers what Django's lookup prepared for a value on
+    Django's own integer and text fields: the same parameters as preparing it anew, a
+    refused value refused each time, long text never kept, at most SIZE values."""
+    by_pk, by_title = _one_value("pk", 1), _one_value("title", "x")
+    by_views = _one_value("views", 1)
+    assert by_pk._prepared is not None and by_title._prepared is not None
+    assert by_views._prepared is not None
+    assert _one_value("score", 1.5)._prepared is None  # FloatField: not remembered
+    for value in ("7", 7, " 7", 2**63, -(2**63) - 1):
+        first = by_pk.params_for(value)
+        assert (type(value), value) in by_pk._prepared
+        assert by_pk.params_for(value) == first == by_pk._prepare(value)
+    assert by_pk.params_for("7") == by_pk.params_for(7)
+    assert by_pk.params_for("7")[by_pk.position] == 7
+    assert by_pk.params_for(2**63) is None  # out of range: Django's own query decides
+    assert by_views.params_for(True) == by_views._prepare(True)  # a bool is not an int here
+    assert (bool, True) not in by_views._prepared
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            by_pk.params_for("abc")
+    assert (str, "abc") not in by_pk._prepared
+    long_title = "t" * 201
+    assert by_title.params_for(long_title)[by_title.position] == long_title
+    assert (str, long_title) not in by_title._prepared
+    for index in range(3 * SIZE):
+        assert by_title.params_for(f"title {index}")[by_title.position] == f"title {index}"
+    assert len(by_title._prepared) == SIZE
+
+
 def _flat(value: Any) -> Iterator[Any]:
     if isinstance(value, tuple):
         for item in value:
@@ -588,6 +626,9 @@ KIND_TESTS = {
     "Relation._compiled": test_compiled_sql_is_kept_only_for_queries_proved_the_same,
     "Field._djony_source": test_compiled_sql_is_kept_only_for_queries_proved_the_same,
     "NestedSource._kept": test_nested_rows_sql_is_kept_only_for_plain_managers,
+    "OneValueQuery._prepared": (
+        test_prepared_values_are_remembered_only_where_django_prepares_by_the_value
+    ),
     "djony.registry._databases": STRUCTURAL,
     "djony.registry._entities": STRUCTURAL,
     "djony.objects.proxies._FLAVOURS": STRUCTURAL,

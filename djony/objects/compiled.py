@@ -28,15 +28,42 @@ from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connections, models
 from django.db.models.expressions import ColPairs
 from django.db.models.fields.related_lookups import RelatedIn, RelatedLookupMixin
-from django.db.models.lookups import BuiltinLookup, Exact, In, Lookup
+from django.db.models.lookups import BuiltinLookup, Exact, In, IntegerFieldExact, Lookup
 from django.db.models.sql.where import WhereNode
 
 from djony.meta.compat import builds_from_rows, evaluate_compiled, objects_from_rows
 from djony.objects.independent import request_independent
-from djony.objects.kept import BoundedCache
+from djony.objects.kept import BoundedCache, register
 
 #: Stands for the filter's value among the kept parameters (found by identity).
 _SLOT = object()
+
+#: Django's fields whose preparation of a ``str`` or an ``int`` for an ``exact`` lookup
+#: reads nothing but the value (no setting, time zone, translation or connection state;
+#: an integer's range is the backend's, fixed per database): a :class:`OneValueQuery` on
+#: one of them, exactly (a subclass may prepare otherwise), remembers the parameters
+#: Django prepared for a value (:class:`PreparedValues`).
+STABLE_PREPARATION = frozenset(
+    {
+        models.AutoField,
+        models.BigAutoField,
+        models.SmallAutoField,
+        models.IntegerField,
+        models.BigIntegerField,
+        models.SmallIntegerField,
+        models.PositiveIntegerField,
+        models.PositiveBigIntegerField,
+        models.PositiveSmallIntegerField,
+        models.CharField,
+        models.SlugField,
+        models.EmailField,
+        models.TextField,
+        models.UUIDField,
+    }
+)
+
+#: The longest ``str`` whose parameters are remembered (a longer one is prepared anew).
+MAX_REMEMBERED_TEXT = 200
 
 
 class KeptQueries(BoundedCache):
@@ -282,6 +309,23 @@ _RHS_AS_SQL = frozenset(
 )
 
 
+class PreparedValues(BoundedCache):
+    """A :class:`OneValueQuery`'s parameters per value Django prepared for it (a URL's
+    ``"7"`` for a primary key, an API key's username), when its condition's field
+    prepares by the value alone (:data:`STABLE_PREPARATION`); a value Django refuses is
+    asked again each time (its error is Django's, raised anew)."""
+
+
+register(
+    "OneValueQuery._prepared",
+    "on a kept one-value query whose field is one of STABLE_PREPARATION's: (the value's "
+    "type, the value: a str of at most MAX_REMEMBERED_TEXT characters or an int) -> the "
+    "query's parameters as Django's lookup prepared them for it, or None where the kept SQL "
+    "does not serve it (an integer out of range)",
+    "DJONY_CACHE_SIZE per kept query (PreparedValues)",
+)
+
+
 class OneValueQuery(KeptSQL):
     """The SQL of ``finish(base.filter(**{name: value}))`` for any value, compiled once."""
 
@@ -300,6 +344,12 @@ class OneValueQuery(KeptSQL):
         self.position = position
         self.lookup = lookup
         self.fragment = fragment
+        stable = type(lookup) in (Exact, IntegerFieldExact) and (
+            type(lookup.lhs.output_field) in STABLE_PREPARATION
+        )
+        #: Parameters per value, when Django prepares this condition's values by the
+        #: value alone (else ``None``).
+        self._prepared = PreparedValues() if stable else None
 
     @classmethod
     def compile(
@@ -357,8 +407,24 @@ class OneValueQuery(KeptSQL):
     def params_for(self, value: Any) -> tuple | None:
         """The parameters for ``value``, or ``None`` when its SQL would not be the kept SQL.
 
-        Django's lookup prepares the value (and raises what ``filter()`` raises for it).
+        Django's lookup prepares the value (and raises what ``filter()`` raises for it),
+        once per value where that depends on the value alone (:class:`PreparedValues`).
         """
+        prepared = self._prepared
+        kind = type(value)
+        if prepared is None or not (
+            kind is int or (kind is str and len(value) <= MAX_REMEMBERED_TEXT)
+        ):
+            return self._prepare(value)
+        key = (kind, value)
+        try:
+            return prepared[key]
+        except KeyError:
+            params = prepared[key] = self._prepare(value)
+            return params
+
+    def _prepare(self, value: Any) -> tuple | None:
+        """:meth:`params_for`, asking Django's lookup."""
         lookup = exact_for(self.lookup, value)
         if lookup is None:
             return None
