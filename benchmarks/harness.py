@@ -166,13 +166,14 @@ def measure(
     extra: dict,
     get: Getter,
     order: str = "turns",
+    collect: Callable[[], Any] = gc.collect,
 ) -> dict[tuple[str, str], list[float]]:
     """Seconds of each (case, flavour) by round, in ``order`` (:data:`ORDERS`).
 
-    Each round shuffles the cases and the flavours again and collects the garbage before
-    each turn (``turns``: one per flavour, the cases in the round's order) or before the
-    round (``mixed``).  With one case both orders are the same: each request follows the
-    other flavours' one.
+    Each round shuffles the cases and the flavours again and collects the garbage
+    (``collect()``) before each turn (``turns``: one per flavour, the cases in the round's
+    order) or before the round (``mixed``).  With one case both orders are the same: each
+    request follows the other flavours' one.
     """
     if order not in ORDERS:
         raise ValueError(f"order={order!r}: one of {ORDERS}")
@@ -192,13 +193,13 @@ def measure(
         if order == "mixed":
             targets = [(case, flavour) for case in cases for flavour in flavours]
             random.shuffle(targets)
-            gc.collect()
+            collect()
             for case, flavour in targets:
                 timed(case, flavour)
             continue
         shuffled_cases = random.sample(cases, len(cases))
         for flavour in random.sample(flavours, len(flavours)):
-            gc.collect()
+            collect()
             for case in shuffled_cases:
                 timed(case, flavour)
     return samples

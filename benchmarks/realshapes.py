@@ -30,8 +30,10 @@ is a pass/fail test.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -135,12 +137,15 @@ def run(
     rounds: int,
     extra: dict,
     order: str = "turns",
+    collect: Callable[[], Any] = gc.collect,
 ) -> tuple[dict, dict, dict]:
     """Check every case (raises :class:`NotIdentical`), count its queries, time it:
-    ``(sizes, query counts, samples)``."""
+    ``(sizes, query counts, samples)``; ``collect``: :func:`benchmarks.harness.measure`'s."""
     sizes = {case.name: check(client, case, flavours, extra) for case in cases}
     counts = harness.count_queries(client, cases, flavours, extra, get=get)
-    samples = harness.measure(client, cases, flavours, rounds, extra, get=get, order=order)
+    samples = harness.measure(
+        client, cases, flavours, rounds, extra, get=get, order=order, collect=collect
+    )
     return sizes, counts, samples
 
 

@@ -93,11 +93,13 @@ def time_requests(
     rounds: int,
     deadline: float,
     seed: int = 1,
+    collect: Callable[[], Any] = gc.collect,
 ) -> dict[str, Speed | None]:
     """The :class:`Speed` of each resource (``None``: too few rounds or requests).
 
     ``requests``: resource -> ``[(request, [ModelResource side, DjonyResource side])]``;
-    ``send(side, request)`` answers the seconds one request took.
+    ``send(side, request)`` answers the seconds one request took; ``collect()`` runs
+    before each turn (a full garbage collection: no turn pays for another's garbage).
     """
     rng = random.Random(seed)
     flat = [(resource, request, sides) for resource, pairs in requests.items()
@@ -110,7 +112,7 @@ def time_requests(
         order = list(range(len(flat)))
         rng.shuffle(order)
         for side_index in (0, 1) if rng.random() < 0.5 else (1, 0):
-            gc.collect()
+            collect()
             for index in order:
                 _resource, request, sides = flat[index]
                 times[index][side_index].append(send(sides[side_index], request))

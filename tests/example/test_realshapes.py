@@ -91,7 +91,11 @@ def test_a_different_xml_body_stops_the_run(client, seeded, cases, monkeypatch, 
 
 
 def test_a_short_run_times_every_case_and_flavour(client, seeded, cases):
-    sizes, counts, samples = realshapes.run(client, cases, realshapes.FLAVOURS, 2, seeded)
+    collections = []  # (a full collection in the suite's process costs about a second)
+    sizes, counts, samples = realshapes.run(
+        client, cases, realshapes.FLAVOURS, 2, seeded, collect=lambda: collections.append(1)
+    )
+    assert len(collections) == 2 * len(realshapes.FLAVOURS)  # before each flavour's turn
     assert set(sizes) == {case.name for case in cases}
     assert set(samples) == {(c.name, f) for c in cases for f in realshapes.FLAVOURS}
     assert all(len(times) == 2 and min(times) > 0 for times in samples.values())

@@ -162,10 +162,16 @@ def test_the_benchmark_times_every_request_each_round_in_its_order(order):
 
     cases = [harness.Case(name, f"{name}/", name) for name in ("a", "b", "c")]
     flavours = ("v2", "v3", "raw")
-    samples = harness.measure(None, cases, flavours, 4, {}, get=get, order=order)
+    collected_at = []  # how many requests were sent at each garbage collection
+    samples = harness.measure(
+        None, cases, flavours, 4, {}, get=get, order=order,
+        collect=lambda: collected_at.append(len(sent)),
+    )  # fmt: skip
     assert {key: len(times) for key, times in samples.items()} == {
         (c.name, f): 4 for c in cases for f in flavours
     }
+    every = 3 if order == "turns" else 9  # before each turn, or each round
+    assert collected_at == list(range(9, 9 + 4 * 9, every))
     rounds = [sent[9 + 9 * n : 18 + 9 * n] for n in range(4)]  # (the first 9: the warm-up)
     for sent_in_round in rounds:
         assert sorted(sent_in_round) == sorted((f, c.name) for c in cases for f in flavours)

@@ -24,6 +24,13 @@ def _sender(seconds: dict):
     return send, calls
 
 
+def _collections():
+    """A ``collect`` for :func:`time_requests` that counts its calls (a full collection
+    in the suite's large process costs about a second)."""
+    made = []
+    return made, lambda: made.append(None)
+
+
 def test_both_sides_of_every_request_each_round_and_the_median_of_paired_ratios() -> None:
     seconds = {
         ("mr", "a"): itertools.cycle([0.004, 0.004, 0.040]),  # one slow round of ModelResource
@@ -33,8 +40,12 @@ def test_both_sides_of_every_request_each_round_and_the_median_of_paired_ratios(
     }
     send, calls = _sender(seconds)
     requests = {"/r/": [("a", ["mr", "dj"]), ("b", ["mr", "dj"])]}
-    (speed,) = time_requests(send, requests, rounds=9, deadline=time.monotonic() + 60).values()
+    collections, collect = _collections()
+    (speed,) = time_requests(
+        send, requests, rounds=9, deadline=time.monotonic() + 60, collect=collect
+    ).values()
     assert len(calls) == 9 * 2 * 2
+    assert len(collections) == 9 * 2  # before each base's turn
     assert speed.rounds == 9 and speed.requests == 2
     assert speed.speedup == 2.5  # the median of a's 2.0 and b's 3.0, the slow round ignored
     assert speed.low <= 2.0 and speed.high >= 3.0
@@ -55,7 +66,15 @@ def test_each_round_sends_every_request_on_one_side_then_on_the_other() -> None:
         "/s/": [("c", ["mr", "dj"]), ("d", ["mr", "dj"])],
     }
     rounds = 12
-    time_requests(send, requests, rounds=rounds, deadline=time.monotonic() + 60)
+    collected_at = []  # how many requests were sent at each collection
+    time_requests(
+        send,
+        requests,
+        rounds=rounds,
+        deadline=time.monotonic() + 60,
+        collect=lambda: collected_at.append(len(calls)),
+    )
+    assert collected_at == list(range(0, rounds * 8, 4))  # before each turn of four
     firsts = set()
     for number in range(rounds):
         turns = calls[number * 8 : number * 8 + 4], calls[number * 8 + 4 : number * 8 + 8]
@@ -72,9 +91,14 @@ def test_too_few_rounds_give_no_figure() -> None:
         {("mr", "a"): itertools.cycle([0.001]), ("dj", "a"): itertools.cycle([0.002])}
     )
     requests = {"/r/": [("a", ["mr", "dj"])]}
-    speeds = time_requests(send, requests, rounds=MIN_ROUNDS - 1, deadline=time.monotonic() + 60)
+    _, collect = _collections()
+    speeds = time_requests(
+        send, requests, rounds=MIN_ROUNDS - 1, deadline=time.monotonic() + 60, collect=collect
+    )
     assert speeds == {"/r/": None}
-    speeds = time_requests(send, requests, rounds=MIN_ROUNDS, deadline=time.monotonic() - 1)
+    speeds = time_requests(
+        send, requests, rounds=MIN_ROUNDS, deadline=time.monotonic() - 1, collect=collect
+    )
     assert speeds == {"/r/": None}  # the deadline passed before the first round
 
 
@@ -107,8 +131,13 @@ def test_the_summary_per_kind_of_request_shows_what_a_resource_s_median_hides() 
         seconds[("dj", request)] = itertools.cycle([0.001])
         requests.append((request, ["mr", "dj"]))
     send, _ = _sender(seconds)
+    _, collect = _collections()
     (speed,) = time_requests(
-        send, {"/api/r/": requests}, rounds=MIN_ROUNDS, deadline=time.monotonic() + 60
+        send,
+        {"/api/r/": requests},
+        rounds=MIN_ROUNDS,
+        deadline=time.monotonic() + 60,
+        collect=collect,
     ).values()
     assert speed.speedup == 1.0
     summary = ResourceSummary("/api/r/", "DjonyResource")
