@@ -73,6 +73,18 @@ CASES = [
         expect=(201, 200),
     ),
     scenario(
+        # Each spelling Django's UUIDField reads, each asked twice (the second answered
+        # by the parameters the kept detail query prepared for it the first time), and
+        # one it refuses, twice too.
+        "token_key_spellings",
+        *[
+            get(f"token/{key}/")
+            for key in (TOKEN_A.hex, TOKEN_A.hex.upper(), str(TOKEN_A).upper(), "not-a-uuid")
+            for _ in range(2)
+        ],
+        expect=(200,) * 6 + (400,) * 2,
+    ),
+    scenario(
         "category_filter_parent",
         get("category/?parent=1"),
         get("category/?parent__name=root"),
