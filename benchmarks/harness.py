@@ -190,19 +190,26 @@ def measure(
             raise RuntimeError(f"{flavour} {case.name}: HTTP {response.status_code}")
 
     for _ in range(rounds):
-        if order == "mixed":
-            targets = [(case, flavour) for case in cases for flavour in flavours]
-            random.shuffle(targets)
+        for turn in _turns(cases, flavours, order):
             collect()
-            for case, flavour in targets:
-                timed(case, flavour)
-            continue
-        shuffled_cases = random.sample(cases, len(cases))
-        for flavour in random.sample(flavours, len(flavours)):
-            collect()
-            for case in shuffled_cases:
+            for case, flavour in turn:
                 timed(case, flavour)
     return samples
+
+
+def _turns(cases: list[Case], flavours: tuple[str, ...], order: str) -> list[list[tuple]]:
+    """One round's requests, ``(case, flavour)``, as the turns :func:`measure` times in
+    ``order``: each flavour's (shuffled) in the same shuffled order of the cases, or
+    every request of the round in one shuffled turn."""
+    if order == "mixed":
+        return [
+            random.sample([(c, f) for c in cases for f in flavours], len(cases) * len(flavours))
+        ]
+    shuffled_cases = random.sample(cases, len(cases))
+    return [
+        [(case, flavour) for case in shuffled_cases]
+        for flavour in random.sample(flavours, len(flavours))
+    ]
 
 
 def ratio(samples: dict, case: str, over: str, under: str, of: str = "medians") -> tuple:
