@@ -14,14 +14,14 @@ and why).  :func:`as_json` is the same as data, for ``--json``.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from tastypie_djony.verify.differences import answer_difference
 from tastypie_djony.verify.refusals import NotReadable
 from tastypie_djony.verify.running import Outcome
-from tastypie_djony.verify.timing import Speed, median_speedup
+from tastypie_djony.verify.timing import Speed, median_ceiling, median_speedup
 
 SIDES = ("ModelResource", "DjonyResource")
 
@@ -115,16 +115,26 @@ class ResourceSummary:
             "median_ms": {side: _round(self.median_ms(side)) for side in SIDES},
             "speedup": _round(self.speedup()),
             "timing": self.speed.as_json() if self.speed is not None else None,
-            "timed": [
-                {"path": request.path, "speedup": round(ratio, 3)}
-                for request, ratio in (self.speed.by_request if self.speed is not None else ())
-            ],
+            "timed": self._timed_json(),
             "served_by": dict(self.served_by),
             "median_ms_by_request": {
                 kind: dict(zip(SIDES, map(_round, times), strict=True))
                 for kind, times in sorted(self.by_kind().items())
             },
         }
+
+    def _timed_json(self) -> list[dict[str, Any]]:
+        if self.speed is None:
+            return []
+        ceilings = {id(request): ceiling for request, ceiling in self.speed.ceilings}
+        return [
+            {
+                "path": request.path,
+                "speedup": round(ratio, 3),
+                "ceiling": _round(ceilings.get(id(request))),
+            }
+            for request, ratio in self.speed.by_request
+        ]
 
 
 def request_kind(request: Any, uri: str) -> str:
@@ -149,7 +159,7 @@ def table(summaries: Iterable[ResourceSummary], writes: bool = False) -> str:
     rows = [
         ("resource", "requests", "identical", "different", "improved", "volatile",
          *(("writes ok",) if writes else ()), "ModelResource ms", "DjonyResource ms",
-         "speed-up", "p10-p90", "lists / details by"),
+         "speed-up", "p10-p90", "at most", "lists / details by"),
     ]  # fmt: skip
     for summary in summaries:
         data = summary.as_json()
@@ -169,8 +179,9 @@ def table(summaries: Iterable[ResourceSummary], writes: bool = False) -> str:
                 ),
                 _ms(data["median_ms"]["ModelResource"]),
                 _ms(data["median_ms"]["DjonyResource"]),
-                f"{speed:.1f}x" if speed else "-",
+                _times(speed),
                 f"{summary.speed.low:.1f}-{summary.speed.high:.1f}" if summary.speed else "-",
+                _times(summary.speed.ceiling if summary.speed else None),
                 " / ".join(_short(summary.served_by.get(page, "")) for page in ("list", "detail")),
             )
         )
@@ -220,6 +231,22 @@ def speedup_line(summaries: Iterable[ResourceSummary]) -> str | None:
     )
 
 
+def ceiling_line(summaries: Iterable[ResourceSummary]) -> str | None:
+    """What the timed requests cost outside the resources' code, and so the most any base
+    could make them faster (the table's "at most"), medians over the resources."""
+    found = median_ceiling([summary.speed for summary in summaries if summary.speed is not None])
+    if found is None:
+        return None
+    outside_ms, ceiling = found
+    return (
+        f"Outside the resources' code (the same requests with each resource's views answering "
+        f"at once: Django's request handling, the middleware, URL resolution; the same on both "
+        f"bases): {outside_ms:.2f} ms a request, so no base could answer them more than "
+        f"{ceiling:.2f}x faster than ModelResource (medians over the resources; the table's "
+        f'"at most")'
+    )
+
+
 #: The kinds of timed request the summary gives a figure for, in this order.
 TIMED_KINDS = (
     ("list", "list pages"),
@@ -240,24 +267,39 @@ def timed_kind(request: Any, uri: str) -> str:
 
 def speedup_by_kind(summaries: Iterable[ResourceSummary]) -> dict[str, tuple[float, int]]:
     """Per kind of request, the median of every timed request's ratio, and how many."""
-    ratios: dict[str, list[float]] = {}
+    return _median_by_kind(summaries, lambda speed: speed.by_request)
+
+
+def ceiling_by_kind(summaries: Iterable[ResourceSummary]) -> dict[str, tuple[float, int]]:
+    """Per kind of request, the median of every timed request's ceiling, and how many."""
+    return _median_by_kind(summaries, lambda speed: speed.ceilings)
+
+
+def _median_by_kind(
+    summaries: Iterable[ResourceSummary], figures: Callable[[Speed], Iterable[tuple[Any, float]]]
+) -> dict[str, tuple[float, int]]:
+    found: dict[str, list[float]] = {}
     for summary in summaries:
         if summary.speed is None:
             continue
-        for request, ratio in summary.speed.by_request:
-            ratios.setdefault(timed_kind(request, summary.uri), []).append(ratio)
-    return {kind: (statistics.median(found), len(found)) for kind, found in ratios.items()}
+        for request, value in figures(summary.speed):
+            found.setdefault(timed_kind(request, summary.uri), []).append(value)
+    return {kind: (statistics.median(values), len(values)) for kind, values in found.items()}
 
 
 def speedup_by_kind_line(summaries: Iterable[ResourceSummary]) -> str | None:
     """The median speed-up per kind of request over every resource's timed requests: a
     resource's figure is the median of its few timed requests, which a cheap detail and
-    its ``schema/`` decide even where its list pages are many times faster."""
+    its ``schema/`` decide even where its list pages are many times faster. Where the
+    requests were timed outside the resources' code too, each kind's median ceiling."""
+    summaries = list(summaries)
     found = speedup_by_kind(summaries)
     if not found:
         return None
+    ceilings = ceiling_by_kind(summaries)
     parts = [
-        f"{label} {found[kind][0]:.2f}x ({found[kind][1]})"
+        f"{label} {found[kind][0]:.2f}x ({found[kind][1]}"
+        + (f", at most {ceilings[kind][0]:.2f}x)" if kind in ceilings else ")")
         for kind, label in TIMED_KINDS
         if kind in found
     ]
@@ -266,6 +308,10 @@ def speedup_by_kind_line(summaries: Iterable[ResourceSummary]) -> str | None:
 
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
+
+
+def _times(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}x"
 
 
 def difference_text(outcome: Outcome, limit: int = 600) -> str:
@@ -288,11 +334,16 @@ def _indent(text: str) -> str:
 
 def as_json(summaries: list[ResourceSummary], meta: dict[str, Any]) -> dict[str, Any]:
     """Everything: per resource the figures, and every difference and improvement."""
+    ceilings = ceiling_by_kind(summaries)
     return {
         **meta,
         "resources": [s.as_json() for s in summaries],
         "speedup_by_kind": {
-            kind: {"speedup": round(ratio, 3), "requests": count}
+            kind: {
+                "speedup": round(ratio, 3),
+                "requests": count,
+                "ceiling": _round(ceilings[kind][0]) if kind in ceilings else None,
+            }
             for kind, (ratio, count) in speedup_by_kind(summaries).items()
         },
         "differences": [_outcome_json(o) for s in summaries for o in s.different],

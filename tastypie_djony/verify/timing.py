@@ -15,6 +15,13 @@ apart, so load that comes and goes cancels out); a resource's speed-up is the me
 its requests' ratios, its spread the 10th to 90th percentile of all their per-round
 ratios. Fewer than :data:`MIN_ROUNDS` rounds (``--timing-seconds`` ran out first) give
 no figure; ``--rounds`` below it is refused by the command.
+
+A third side, where the command gives one, is the same request with the resource's views
+answering at once (:func:`tastypie_djony.verify.urlconf.outside_urlconf`): what the
+request costs outside the resource's code (Django's request handling, the project's
+middleware, URL resolution), which no base changes. Timed in the same rounds, in a turn
+of its own, it gives each resource's ceiling: ModelResource's time over that, the most
+any base could make these requests faster.
 """
 
 from __future__ import annotations
@@ -49,6 +56,12 @@ class Speed:
     rounds: int
     #: Each timed request and its median ratio (for the figures per kind of request).
     by_request: tuple[tuple[Any, float], ...] = ()
+    #: With a third side: the median time outside the resource's code, ms, and the
+    #: median over the requests of ModelResource's time over it (the most any base gives).
+    outside_ms: float | None = None
+    ceiling: float | None = None
+    #: Each timed request and its own ceiling (with a third side).
+    ceilings: tuple[tuple[Any, float], ...] = ()
 
     @property
     def slower(self) -> bool:
@@ -66,6 +79,8 @@ class Speed:
             },
             "requests": self.requests,
             "rounds": self.rounds,
+            "outside_ms": None if self.outside_ms is None else round(self.outside_ms, 3),
+            "ceiling": None if self.ceiling is None else round(self.ceiling, 3),
         }
 
 
@@ -97,21 +112,26 @@ def time_requests(
 ) -> dict[str, Speed | None]:
     """The :class:`Speed` of each resource (``None``: too few rounds or requests).
 
-    ``requests``: resource -> ``[(request, [ModelResource side, DjonyResource side])]``;
-    ``send(side, request)`` answers the seconds one request took; ``collect()`` runs
-    before each turn (a full garbage collection: no turn pays for another's garbage).
+    ``requests``: resource -> ``[(request, sides)]``, ``sides`` being ``[ModelResource
+    side, DjonyResource side]`` and, optionally, the side that answers outside the
+    resource's code (see the module); ``send(side, request)`` answers the seconds one
+    request took; ``collect()`` runs before each turn (a full garbage collection: no turn
+    pays for another's garbage).
     """
     rng = random.Random(seed)
     flat = [(resource, request, sides) for resource, pairs in requests.items()
             for request, sides in pairs]  # fmt: skip
-    times: dict[int, tuple[list[float], list[float]]] = {i: ([], []) for i in range(len(flat))}
+    width = min((len(sides) for _, _, sides in flat), default=2)
+    times: dict[int, list[list[float]]] = {i: [[] for _ in range(width)] for i in range(len(flat))}
     done = 0
     for _ in range(rounds):
         if time.monotonic() > deadline:
             break
         order = list(range(len(flat)))
         rng.shuffle(order)
-        for side_index in (0, 1) if rng.random() < 0.5 else (1, 0):
+        turns = list(range(width))
+        rng.shuffle(turns)
+        for side_index in turns:
             collect()
             for index in order:
                 _resource, request, sides = flat[index]
@@ -125,12 +145,15 @@ def time_requests(
 
 
 def _speed(
-    samples: list[tuple[list[float], list[float]]], rounds: int, timed: list[Any] | None = None
+    samples: list[list[list[float]]], rounds: int, timed: list[Any] | None = None
 ) -> Speed | None:
+    """``samples``: per request, each side's times (ModelResource's, DjonyResource's and,
+    if timed, outside the resource's code)."""
     if rounds < MIN_ROUNDS or not samples:
         return None
     per_request, every_round, model, djony, by_request = [], [], [], [], []
-    for index, (model_times, djony_times) in enumerate(samples):
+    outside, ceilings, by_ceiling = [], [], []
+    for index, (model_times, djony_times, *outside_times) in enumerate(samples):
         ratios = [m / d for m, d in zip(model_times, djony_times, strict=True) if d > 0]
         if not ratios:
             continue
@@ -140,6 +163,11 @@ def _speed(
         every_round.extend(ratios)
         model.append(statistics.median(model_times))
         djony.append(statistics.median(djony_times))
+        if outside_times and statistics.median(outside_times[0]) > 0:
+            outside.append(statistics.median(outside_times[0]))
+            ceilings.append(model[-1] / outside[-1])
+            if timed is not None:
+                by_ceiling.append((timed[index], ceilings[-1]))
     if not per_request:
         return None
     deciles = statistics.quantiles(every_round, n=10) if len(every_round) > 1 else every_round * 9
@@ -152,6 +180,9 @@ def _speed(
         requests=len(per_request),
         rounds=rounds,
         by_request=tuple(by_request),
+        outside_ms=1000 * statistics.median(outside) if outside else None,
+        ceiling=statistics.median(ceilings) if ceilings else None,
+        ceilings=tuple(by_ceiling),
     )
 
 
@@ -164,3 +195,18 @@ def median_speedup(speeds: list[Speed]) -> tuple[float, float, float] | None:
         return values[0], values[0], values[0]
     deciles = statistics.quantiles(values, n=10, method="inclusive")
     return statistics.median(values), deciles[0], deciles[-1]
+
+
+def median_ceiling(speeds: list[Speed]) -> tuple[float, float] | None:
+    """The median over resources of the time outside their code (ms) and of their ceiling."""
+    found = [
+        (speed.outside_ms, speed.ceiling)
+        for speed in speeds
+        if speed.outside_ms is not None and speed.ceiling is not None
+    ]
+    if not found:
+        return None
+    return (
+        statistics.median(outside for outside, _ in found),
+        statistics.median(ceiling for _, ceiling in found),
+    )

@@ -5,6 +5,10 @@ only a view made by a resource's ``wrap_view`` is swapped for the same method
 of that resource's twin.  So a request to the twin goes through the same
 URL, the same middleware and the same ``reverse()`` results as one to the
 original, and the answers can be compared as they are.
+
+:func:`outside_urlconf` is another copy, for the timing: each verified resource's views
+answer at once with an empty 200, so that a request to it costs only what lies outside
+the resource (Django's request handling, the middleware, URL resolution).
 """
 
 from __future__ import annotations
@@ -13,7 +17,9 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from django.http import HttpResponse
 from django.urls import URLPattern, URLResolver, get_resolver
+from django.views.decorators.csrf import csrf_exempt
 
 from tastypie_djony.verify.discovery import tastypie_view
 
@@ -58,11 +64,41 @@ def twin_urlconf(stand_ins: dict[int, Any], urlconf: Any = None) -> types.Module
             return None
         return stand_ins[id(view.owner)].wrap_view(view.method)
 
+    return _copy("djony_verify_twin_urls", "The project's URLs, twins mounted.", replace, urlconf)
+
+
+def outside_urlconf(resources: set[int], urlconf: Any = None) -> types.ModuleType:
+    """A URLconf module where every view of the resources whose ``id()`` is in
+    ``resources`` answers at once (an empty 200), exempt from CSRF as ``wrap_view``'s are."""
+
+    def replace(callback: Any) -> Any | None:
+        view = tastypie_view(callback)
+        if view is None or id(view.owner) not in resources:
+            return None
+        return answer_at_once
+
+    return _copy(
+        "djony_verify_outside_urls", "The project's URLs, resources answering at once.",
+        replace, urlconf,
+    )  # fmt: skip
+
+
+@csrf_exempt
+def answer_at_once(request: Any, *args: Any, **kwargs: Any) -> HttpResponse:
+    """A resource's view that does nothing: an empty 200."""
+    return HttpResponse(b"")
+
+
+def _copy(
+    name: str, doc: str, replace: Callable[[Any], Any | None], urlconf: Any
+) -> types.ModuleType:
+    """A module holding ``urlconf``'s patterns, each view ``replace()`` answers for replaced,
+    and its error handlers."""
     resolver = get_resolver(urlconf)
-    module = types.ModuleType("djony_verify_twin_urls", "The project's URLs, twins mounted.")
+    module = types.ModuleType(name, doc)
     module.urlpatterns = mirror(resolver.url_patterns, replace)
     original = resolver.urlconf_module
-    for name in HANDLERS:
-        if hasattr(original, name):
-            setattr(module, name, getattr(original, name))
+    for handler in HANDLERS:
+        if hasattr(original, handler):
+            setattr(module, handler, getattr(original, handler))
     return module

@@ -10,7 +10,13 @@ from __future__ import annotations
 import itertools
 import time
 
-from tastypie_djony.verify.timing import MIN_ROUNDS, Speed, median_speedup, time_requests
+from tastypie_djony.verify.timing import (
+    MIN_ROUNDS,
+    Speed,
+    median_ceiling,
+    median_speedup,
+    time_requests,
+)
 
 
 def _sender(seconds: dict):
@@ -147,3 +153,95 @@ def test_the_summary_per_kind_of_request_shows_what_a_resource_s_median_hides() 
         "list pages 12.00x (1), limit=0 40.00x (1), details 1.00x (1), set/ 1.00x (1), "
         "schema/ 0.90x (1)"
     )
+
+
+def test_a_third_side_times_the_requests_outside_the_resource_and_gives_its_ceiling() -> None:
+    """The side answering outside the resource's code runs in a turn of its own, in the
+    same rounds; each request's ceiling is ModelResource's time over it."""
+    seconds = {
+        ("mr", "a"): itertools.cycle([0.006]),
+        ("dj", "a"): itertools.cycle([0.003]),
+        ("out", "a"): itertools.cycle([0.002]),
+        ("mr", "b"): itertools.cycle([0.010]),
+        ("dj", "b"): itertools.cycle([0.002]),
+        ("out", "b"): itertools.cycle([0.001]),
+    }
+    send, calls = _sender(seconds)
+    requests = {"/r/": [("a", ["mr", "dj", "out"]), ("b", ["mr", "dj", "out"])]}
+    rounds = 12
+    collected_at = []
+    (speed,) = time_requests(
+        send,
+        requests,
+        rounds=rounds,
+        deadline=time.monotonic() + 60,
+        collect=lambda: collected_at.append(len(calls)),
+    ).values()
+    assert collected_at == list(range(0, rounds * 6, 2))  # before each of three turns of two
+    firsts = set()
+    for number in range(rounds):
+        turns = [calls[number * 6 + start : number * 6 + start + 2] for start in (0, 2, 4)]
+        assert sorted(turn[0][0] for turn in turns) == ["dj", "mr", "out"]
+        assert all(len({side for side, _ in turn}) == 1 for turn in turns)
+        firsts.add(turns[0][0][0])
+    assert firsts == {"mr", "dj", "out"}  # any side may go first
+    assert speed.speedup == 3.5  # the median of a's 2.0 and b's 5.0
+    assert speed.outside_ms == 1.5  # the median of 2 ms and 1 ms
+    assert speed.ceiling == 6.5  # the median of a's 3.0 and b's 10.0
+    assert dict(speed.ceilings) == {"a": 3.0, "b": 10.0}
+    assert speed.as_json()["outside_ms"] == 1.5 and speed.as_json()["ceiling"] == 6.5
+
+
+def test_without_a_third_side_there_is_no_ceiling() -> None:
+    send, _ = _sender(
+        {("mr", "a"): itertools.cycle([0.002]), ("dj", "a"): itertools.cycle([0.001])}
+    )
+    _, collect = _collections()
+    (speed,) = time_requests(
+        send, {"/r/": [("a", ["mr", "dj"])]}, rounds=MIN_ROUNDS,
+        deadline=time.monotonic() + 60, collect=collect,
+    ).values()  # fmt: skip
+    assert speed.speedup == 2.0
+    assert speed.outside_ms is None and speed.ceiling is None and speed.ceilings == ()
+    assert median_ceiling([speed]) is None
+
+
+def test_the_summary_says_what_the_requests_cost_outside_the_resources_and_the_ceiling() -> None:
+    from tastypie_djony.verify.generation import Request
+    from tastypie_djony.verify.report import ResourceSummary, ceiling_line, speedup_by_kind_line
+
+    summaries = []
+    for uri, outside, model in (("/api/r/", 0.001, 0.004), ("/api/s/", 0.002, 0.004)):
+        detail, page = Request(uri, "GET", f"{uri}1/"), Request(uri, "GET", uri)
+        seconds = {
+            ("mr", detail): itertools.cycle([model]),
+            ("dj", detail): itertools.cycle([model / 2]),
+            ("out", detail): itertools.cycle([outside]),
+            ("mr", page): itertools.cycle([model * 10]),
+            ("dj", page): itertools.cycle([model]),
+            ("out", page): itertools.cycle([outside]),
+        }
+        send, _ = _sender(seconds)
+        _, collect = _collections()
+        (speed,) = time_requests(
+            send,
+            {uri: [(detail, ["mr", "dj", "out"]), (page, ["mr", "dj", "out"])]},
+            rounds=MIN_ROUNDS,
+            deadline=time.monotonic() + 60,
+            collect=collect,
+        ).values()
+        summary = ResourceSummary(uri, "DjonyResource")
+        summary.speed = speed
+        summaries.append(summary)
+    assert median_ceiling([s.speed for s in summaries]) == (1.5, 16.5)  # r: 22x, s: 11x
+    line = ceiling_line(summaries)
+    assert line.startswith("Outside the resources' code (")
+    assert "): 1.50 ms a request, so no base could answer them more than 16.50x faster" in line
+    by_kind = speedup_by_kind_line(summaries)
+    assert by_kind.endswith(  # details: r at most 4x, s 2x; list pages: r 40x, s 20x
+        "list pages 10.00x (2, at most 30.00x), details 2.00x (2, at most 3.00x)"
+    )
+    assert summaries[0].as_json()["timed"] == [
+        {"path": "/api/r/1/", "speedup": 2.0, "ceiling": 4.0},
+        {"path": "/api/r/", "speedup": 10.0, "ceiling": 40.0},
+    ]

@@ -59,7 +59,7 @@ from tastypie_djony.verify.progress import Progress
 from tastypie_djony.verify.targets import Target
 from tastypie_djony.verify.trouble import Ledger, NotCompared, describe
 from tastypie_djony.verify.twins import Twins
-from tastypie_djony.verify.urlconf import twin_urlconf
+from tastypie_djony.verify.urlconf import outside_urlconf, twin_urlconf
 
 
 class PinnedRouter:
@@ -423,9 +423,14 @@ class Command(BaseCommand):
 
     def _time(self, summaries: dict, by_uri: dict, runner: running.Runner, options: dict) -> None:
         """Each resource's speed (:mod:`tastypie_djony.verify.timing`), within --timing-seconds;
-        not of a resource no GET reads (:mod:`tastypie_djony.verify.refusals`)."""
+        not of a resource no GET reads (:mod:`tastypie_djony.verify.refusals`). Its
+        requests are also timed with the resources answering at once, for the time outside
+        their code and their ceiling."""
         if not options["timing_seconds"]:
             return
+        outside = running.Side(
+            "outside the resource", outside_urlconf({id(t.resource) for t in by_uri.values()})
+        )
         chosen = {}
         for uri, summary in summaries.items():
             if summary.not_readable is not None and summary.not_readable.whole:
@@ -434,7 +439,7 @@ class Command(BaseCommand):
             requests = timing.picked(
                 summary.outcomes, lambda request, uri=uri: report.request_kind(request, uri)
             )
-            chosen[uri] = [(request, sides) for request in requests]
+            chosen[uri] = [(request, [*sides, outside]) for request in requests]
 
         def send(side: Any, request: Any) -> float:
             return runner.send(side, request)[0].seconds
@@ -524,6 +529,9 @@ class Command(BaseCommand):
         by_kind = report.speedup_by_kind_line(summaries)
         if by_kind:
             out.write(f"\n{by_kind}")
+        ceiling = report.ceiling_line(summaries)
+        if ceiling:
+            out.write(f"\n{ceiling}")
         if not failed:
             out.write("\nEvery answer is the same on both bases.")
         if uncompared:
