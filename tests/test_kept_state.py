@@ -638,6 +638,7 @@ KIND_TESTS = {
     "djony.objects.page_gets.relation": STRUCTURAL,
     "djony.objects.forward.forward": STRUCTURAL,
     "djony.objects.forward.has_forward": STRUCTURAL,
+    "djony.objects.independent._compiles_as_djangos": STRUCTURAL,
     "djony.bridge.backends.postgresql.provider_for": STRUCTURAL,
     "djony.bridge.backends.mysql.mysql_provider": STRUCTURAL,
     "Options._djony_description": STRUCTURAL,
@@ -758,3 +759,70 @@ def test_a_tenant_scoped_detail_is_not_compiled_once():
         lambda: TenantNote.everything.all(), "pk", 1, lambda qs: qs[:2].values_list("pk", "secret")
     )
     assert plain is not None and request_independent(plain.query)
+
+
+class FormOnlyDateField(models.DateField):
+    """A project's date field that only changes its form field (wger's ``Html5DateField``)."""
+
+    def formfield(self, **kwargs):
+        return super().formfield(**kwargs)
+
+
+class SavingDateField(FormOnlyDateField):
+    """A subclass of that which also sets what it saves (model_utils' ``AutoLastModifiedField``)."""
+
+    def pre_save(self, model_instance, add):
+        return super().pre_save(model_instance, add)
+
+
+class KeyedTextField(models.TextField):
+    """Prepares its value with the current tenant (an encrypted field's per-request key)."""
+
+    def get_db_prep_value(self, value, connection, prepared=False):
+        return f"{CurrentTenant().value}:{value}"
+
+
+class WrappedTextField(models.TextField):
+    """Selects its column through SQL of its own."""
+
+    def select_format(self, compiler, sql, params):
+        return f"UPPER({sql})", params
+
+
+class ParsedTextField(models.TextField):
+    """Prepares a value through a ``to_python`` of its own."""
+
+    def to_python(self, value):
+        return value.strip() if isinstance(value, str) else value
+
+
+@pytest.mark.parametrize(
+    "field, independent",
+    [
+        (models.DateField(), True),
+        (FormOnlyDateField(), True),
+        (SavingDateField(), True),
+        (KeyedTextField(), False),
+        (WrappedTextField(), False),
+        (ParsedTextField(), False),
+    ],
+)
+def test_a_field_subclass_compiles_once_unless_it_makes_sql_or_parameters_itself(
+    field, independent
+):
+    """A column of a field class of the project's (or a third party's) is proved the same in
+    every request when every method that makes its SQL or its parameters is Django's own."""
+    from django.db.models.expressions import Col
+    from django.db.models.lookups import Exact
+    from django.db.models.sql.where import AND
+
+    field.set_attributes_from_name("when")
+    field.model = TenantNote
+    query = TenantNote.everything.all().query.clone()
+    column = Col(query.get_initial_alias(), field)
+    value = "2020-01-01"
+    query.where.add(Exact(column, value), AND)
+    assert request_independent(query) is independent
+    selected = TenantNote.everything.all().query.clone()
+    selected.select = (Col(selected.get_initial_alias(), field),)
+    assert request_independent(selected) is independent

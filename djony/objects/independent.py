@@ -11,7 +11,11 @@ that reaches its SQL (conditions, selected columns, annotations, ``extra()``,
 ordering, joins, subqueries) and answers ``True`` only when each is one of the few
 node kinds known to compile from their own values alone:
 
-* a column (``Col``) of a model field of Django's own field classes;
+* a column (``Col``) of a model field of Django's own field classes, or of a subclass
+  (a project's ``Html5DateField``, model_utils' ``AutoCreatedField``) whose every method
+  that makes a column's SQL or a lookup's parameters (:data:`SQL_METHODS`) is still
+  Django's own: one that only changes its form field, its default or what it saves
+  compiles as its Django parent;
 * a built-in comparison lookup (``exact``, ``in``, ``gt``, ``contains``,
   ``range``, ``isnull``, ``regex`` ..., and their related-field and integer
   variants) of such a column with a plain value (numbers, text, bytes, dates and
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import functools
 import uuid
 from typing import Any
 
@@ -128,8 +133,45 @@ def plain(value: Any) -> bool:
     return type(value) in PLAIN_TYPES
 
 
+#: The methods of a model field that decide its column's SQL (``select_format``, the
+#: column, its casts and type) and a lookup's parameters (the value's preparation): a
+#: field whose class defines none of them outside Django compiles as Django's own.
+SQL_METHODS = (
+    "select_format",
+    "get_col",
+    "cached_col",
+    "get_db_prep_value",
+    "get_prep_value",
+    "to_python",
+    "get_internal_type",
+    "db_type",
+    "rel_db_type",
+    "cast_db_type",
+    "db_parameters",
+    "get_lookup",
+    "get_transform",
+    "get_db_converters",
+)
+
+
 def _django_field(field: Any) -> bool:
-    module = type(field).__module__
+    """Whether ``field`` compiles as a field of Django's own classes (see the module)."""
+    return _compiles_as_djangos(type(field))
+
+
+@functools.cache
+def _compiles_as_djangos(kind: type) -> bool:
+    if _from_django(kind):
+        return True
+    for name in SQL_METHODS:
+        owner = next((klass for klass in kind.__mro__ if name in vars(klass)), None)
+        if owner is None or not _from_django(owner):
+            return False
+    return any(_from_django(klass) for klass in kind.__mro__[1:])
+
+
+def _from_django(kind: type) -> bool:
+    module = kind.__module__
     return module.startswith("django.db.models.") or module.startswith("django.contrib.")
 
 

@@ -162,6 +162,11 @@ register(
     "one per model whose objects are loaded together",
 )
 register(
+    "djony.objects.independent._compiles_as_djangos",
+    "a model field class -> whether it compiles as Django's own field classes (functools.cache)",
+    "one per field class of the columns in the queries kept",
+)
+register(
     "djony.bridge.backends.postgresql.provider_for",
     "a driver name -> djony's Pony provider class for it (functools.cache)",
     "one per installed PostgreSQL driver",
