@@ -55,6 +55,7 @@ from djony.objects.compiled import (
     exact_for,
     last_leaf,
     plain_manager,
+    plain_queryset_class,
 )
 from djony.objects.descriptor import EntityDescriptor
 from djony.objects.forget import forget_loads, kept_by
@@ -119,6 +120,7 @@ __all__ = [
     "pages_of_model",
     "pin_reads",
     "plain_manager",
+    "plain_queryset_class",
     "prefetch_page",
     "read_refusal",
     "recipe_then",

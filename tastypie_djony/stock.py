@@ -26,12 +26,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.db import models
 from tastypie.authentication import MultiAuthentication
 from tastypie.authorization import Authorization, DjangoAuthorization, ReadOnlyAuthorization
 from tastypie.resources import BaseModelResource, NamespacedModelResource, Resource
 from tastypie.serializers import Serializer
 from tastypie.throttle import BaseThrottle
+
+from djony.serving import plain_queryset_class
 
 #: Resource methods that, when overridden, change what a page contains.  The URI
 #: methods are :data:`URI_METHODS`.
@@ -218,13 +219,15 @@ def reads_meta_queryset(resource: Any, base: type) -> bool:
     """Whether ``resource``'s filtered object list is ``Meta.queryset`` as it is.
 
     ``get_object_list`` and ``apply_filters`` are ``base``'s, and ``Meta.queryset`` is a
-    plain ``QuerySet`` (a custom class may add conditions when it is cloned).
+    plain ``QuerySet`` or a subclass that only adds methods
+    (:func:`~djony.serving.plain_queryset_class`: a class overriding Django's may add
+    conditions when it is cloned).
     """
     cls = type(resource)
     return (
         cls.get_object_list is base.get_object_list
         and cls.apply_filters is base.apply_filters
-        and type(resource._meta.queryset) is models.QuerySet
+        and plain_queryset_class(type(resource._meta.queryset))
     )
 
 

@@ -639,6 +639,7 @@ KIND_TESTS = {
     "djony.objects.forward.forward": STRUCTURAL,
     "djony.objects.forward.has_forward": STRUCTURAL,
     "djony.objects.independent._compiles_as_djangos": STRUCTURAL,
+    "djony.objects.compiled._adds_only": STRUCTURAL,
     "djony.bridge.backends.postgresql.provider_for": STRUCTURAL,
     "djony.bridge.backends.mysql.mysql_provider": STRUCTURAL,
     "Options._djony_description": STRUCTURAL,

@@ -20,6 +20,7 @@ answers ``None`` otherwise, and the caller compiles per request as Django does.
 from __future__ import annotations
 
 import copy
+import functools
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -81,7 +82,7 @@ def plain_manager(model: type[models.Model], manager: Any = None) -> bool:
 
     A manager class may add methods (``PermissionManager``), not change the
     queryset: ``get_queryset``/``all`` are ``Manager``'s own and its queryset
-    class is ``QuerySet`` itself.
+    class is ``QuerySet`` or a :func:`plain_queryset_class`.
     """
     if manager is None:
         manager = model._default_manager
@@ -89,11 +90,41 @@ def plain_manager(model: type[models.Model], manager: Any = None) -> bool:
     return (
         kind.get_queryset is models.Manager.get_queryset
         and kind.all is models.Manager.all
-        and manager._queryset_class is models.QuerySet
+        and plain_queryset_class(manager._queryset_class)
         and "get_queryset" not in vars(manager)
         and "all" not in vars(manager)
         and not manager._hints
     )
+
+
+def plain_queryset_class(kind: type) -> bool:
+    """Whether ``kind`` behaves as Django's ``QuerySet`` in everything Django calls: it is
+    ``QuerySet``, or a subclass that only adds methods of its own (wger's
+    ``SubmissionQuerySet`` with ``accepted()``, a ``QuerySet.as_manager()`` of helpers),
+    overriding none of ``QuerySet``'s names (``__init__``, ``_clone``, ``filter``,
+    ``iterator`` ...: a class that does may add conditions when it is cloned or
+    evaluated), with no metaclass of its own."""
+    return kind is models.QuerySet or (
+        isinstance(kind, type)
+        and issubclass(kind, models.QuerySet)
+        and type(kind) is type
+        and _adds_only(kind)
+    )
+
+
+@functools.cache
+def _adds_only(kind: type) -> bool:
+    django_names = {name for klass in models.QuerySet.__mro__ for name in vars(klass)}
+    own = {name for klass in kind.__mro__[: kind.__mro__.index(models.QuerySet)]
+           for name in vars(klass)}  # fmt: skip
+    return not (own & django_names - _CLASS_BOOKKEEPING)
+
+
+#: What every class body defines, overriding nothing ``QuerySet`` does.
+_CLASS_BOOKKEEPING = frozenset(
+    {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__firstlineno__",
+     "__static_attributes__", "__annotations__"}
+)  # fmt: skip
 
 
 class Slot:

@@ -162,6 +162,11 @@ register(
     "one per model whose objects are loaded together",
 )
 register(
+    "djony.objects.compiled._adds_only",
+    "a QuerySet subclass -> whether it only adds methods to Django's (functools.cache)",
+    "one per QuerySet class of the managers and querysets read",
+)
+register(
     "djony.objects.independent._compiles_as_djangos",
     "a model field class -> whether it compiles as Django's own field classes (functools.cache)",
     "one per field class of the columns in the queries kept",

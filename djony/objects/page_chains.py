@@ -45,13 +45,14 @@ from django.db.models.constants import LOOKUP_SEP
 from djony.bridge.writes import written
 from djony.meta.compat import fetches_one
 from djony.objects import page_gets
+from djony.objects.compiled import plain_queryset_class
 from djony.objects.ties import sort_columns, tied_objects
 
 
 def arm(queryset: models.QuerySet, owner: Any, name: str, page: Any) -> None:
     """Give ``queryset`` (``owner``'s related manager's own, cached as ``name``) a
     ``select_related()`` whose queryset reads for ``page`` (see the module)."""
-    if type(queryset) is not models.QuerySet or "select_related" in queryset.__dict__:
+    if not plain_queryset_class(type(queryset)) or "select_related" in queryset.__dict__:
         return
     info = page_gets.relation(type(owner), name)
     if type(info) is not page_gets.Relation or queryset._deferred_filter is None:

@@ -51,7 +51,7 @@ from django.db.models.query import MAX_GET_RESULTS
 from djony.bridge.writes import written
 from djony.meta.compat import instance_builder, track_peers
 from djony.objects import page_rows
-from djony.objects.compiled import plain_manager
+from djony.objects.compiled import plain_manager, plain_queryset_class
 from djony.objects.page_relations import DJANGO_MANAGERS
 
 #: Internal types of integers, whose values Python compares as every database does.
@@ -200,7 +200,7 @@ def arm(queryset: models.QuerySet, owner: Any, cache_name: str, page: Any) -> No
     ``page``: what the page's owners share (``owners()``, their live instances, and
     ``gets``, a dict where the rows read for them are kept).
     """
-    if type(queryset) is not models.QuerySet or "get" in queryset.__dict__:
+    if not plain_queryset_class(type(queryset)) or "get" in queryset.__dict__:
         return
     info = relation(type(owner), cache_name)
     if info is None:

@@ -47,7 +47,14 @@ from django.db.models.sql.query import Query
 from django.db.models.sql.where import WhereNode
 from django.utils.functional import SimpleLazyObject, empty
 
-from djony.objects.compiled import Fragment, KeptQueries, KeptSQL, NotStatic, Slot
+from djony.objects.compiled import (
+    Fragment,
+    KeptQueries,
+    KeptSQL,
+    NotStatic,
+    Slot,
+    plain_queryset_class,
+)
 from djony.objects.independent import plain, request_independent
 from djony.objects.kept import register
 
@@ -71,10 +78,11 @@ class Recipe(NamedTuple):
 def start(origin: models.QuerySet) -> Recipe | None:
     """The recipe of a list that is ``origin`` as it is, or ``None`` when none is kept.
 
-    Only Django's own ``QuerySet`` and ``Query`` classes: a subclass's ``filter()`` may
-    add conditions the recipe does not show.
+    Only Django's own ``QuerySet`` (or a subclass that only adds methods,
+    :func:`~djony.objects.compiled.plain_queryset_class`) and ``Query`` classes: a
+    subclass's ``filter()`` may add conditions the recipe does not show.
     """
-    if type(origin) is not models.QuerySet or type(origin.query) is not Query:
+    if not plain_queryset_class(type(origin)) or type(origin.query) is not Query:
         return None
     return Recipe(origin, (), ())
 

@@ -188,10 +188,36 @@ def test_other_calls_and_values_are_not_kept(books):
 class _Own(QuerySet):
     """A QuerySet subclass: its filter() may add conditions a recipe does not show."""
 
+    def filter(self, *args, **kwargs):
+        return super().filter(*args, **kwargs)
 
-def test_a_queryset_subclass_starts_no_recipe():
+
+class _Helpers(QuerySet):
+    """A QuerySet subclass that only adds methods (wger's ``SubmissionQuerySet``)."""
+
+    def in_print(self):
+        return self.filter(in_print=True)
+
+
+def test_a_queryset_subclass_starts_no_recipe_unless_it_only_adds_methods():
     assert shapes.start(_Own(model=Book)) is None
     assert shapes.start(Book.objects.all()) is not None
+    assert shapes.start(_Helpers(model=Book)) is not None
+
+
+def test_a_helper_queryset_s_list_compiles_once_and_reads_what_django_reads(books, compiles):
+    ann, bob = books
+    origin = _Helpers(model=Book).order_by("id")
+    assert rows_of(listed(origin).filter(author=ann)) == django_rows(author=ann)
+    first = len(compiles)
+    for author in (bob, ann, bob):
+        assert rows_of(listed(origin).filter(author=author)) == django_rows(author=author)
+    assert len(compiles) == first + 3  # Django's own lists only, as for a plain QuerySet
+    own = _Own(model=Book).order_by("id")
+    assert rows_of(listed(own).filter(author=ann)) == django_rows(author=ann)
+    first = len(compiles)
+    assert rows_of(listed(own).filter(author=bob)) == django_rows(author=bob)
+    assert len(compiles) == first + 2  # its filter() is its own: compiled per list
 
 
 def test_filter_with_nothing_is_a_copy_as_django_s(books):
@@ -300,3 +326,43 @@ def test_a_boolean_condition_s_list_is_kept_whatever_sql_the_backend_writes(book
     # Django's own lists compile (3); the kept list reads False by the kept SQL, and True
     # too where the value is a parameter, else compiles it as Django does (1).
     assert len(compiles) - first == 3 + (1 if inline else 0)
+
+
+class _Cloning(QuerySet):
+    def _clone(self):
+        return super()._clone()
+
+
+class _Initialising(QuerySet):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+
+
+class _Meta(type):
+    pass
+
+
+class _WithMetaclass(_Helpers, metaclass=type("QuerySetMeta", (_Meta,), {})):
+    pass
+
+
+@pytest.mark.parametrize(
+    "kind, plain",
+    [
+        (QuerySet, True),
+        (_Helpers, True),
+        (type("FromHelpers", (_Helpers,), {"more": lambda self: self}), True),
+        (_Own, False),  # filter()
+        (_Cloning, False),  # _clone()
+        (_Initialising, False),  # __init__()
+        (type("Subclassed", (_Own,), {}), False),  # filter() further up
+        (_WithMetaclass, False),
+    ],
+)
+def test_only_a_queryset_class_adding_methods_is_read_as_django_s(kind, plain):
+    from djony.objects.compiled import plain_manager, plain_queryset_class
+
+    assert plain_queryset_class(kind) is plain
+    manager = kind.as_manager()
+    manager.model = Book
+    assert plain_manager(Book, manager) is plain
