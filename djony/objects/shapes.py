@@ -17,10 +17,11 @@ parameters are taken from this request's own conditions (:meth:`ShapeQuery.param
 each compiled by Django's lookup).  The SQL is compiled once per recipe, finishing step
 (``values_list`` of columns, ``count``, the objects) and database, and kept only when
 
-* the origin's class and query are Django's own (no ``filter()`` of a custom QuerySet
-  adding conditions per request) and the query is request-independent
+* the origin's class and query are Django's own, or a QuerySet subclass that only adds
+  methods (:func:`~djony.objects.compiled.plain_queryset_class`: no ``filter()`` of its
+  own adding conditions per request), and the query is request-independent
   (:func:`~djony.objects.independent.request_independent`: no thread-local tenant
-  expression, no time-zone lookup, no custom field);
+  expression, no time-zone lookup, no field preparing its own values);
 * each filter value added one ``exact`` or ``in`` condition (the last conditions of an
   AND-only where tree, in the order Django adds them), whose SQL has one parameter per
   value (an ``in``'s collection is recorded with its length);
