@@ -33,7 +33,7 @@ from django.db.models.lookups import BuiltinLookup, Exact, In, IntegerFieldExact
 from django.db.models.sql.where import WhereNode
 
 from djony.meta.compat import builds_from_rows, evaluate_compiled, objects_from_rows
-from djony.objects.independent import request_independent
+from djony.objects.independent import django_parent, request_independent
 from djony.objects.kept import BoundedCache, register
 
 #: Stands for the filter's value among the kept parameters (found by identity).
@@ -42,8 +42,9 @@ _SLOT = object()
 #: Django's fields whose preparation of a ``str`` or an ``int`` for an ``exact`` lookup
 #: reads nothing but the value (no setting, time zone, translation or connection state;
 #: an integer's range is the backend's, fixed per database): a :class:`OneValueQuery` on
-#: one of them, exactly (a subclass may prepare otherwise), remembers the parameters
-#: Django prepared for a value (:class:`PreparedValues`).
+#: one of them, or on a subclass that prepares as one of them (a form field or a
+#: ``pre_save`` of its own, :func:`~djony.objects.independent.django_parent`), remembers
+#: the parameters Django prepared for a value (:class:`PreparedValues`).
 STABLE_PREPARATION = frozenset(
     {
         models.AutoField,
@@ -376,7 +377,7 @@ class OneValueQuery(KeptSQL):
         self.lookup = lookup
         self.fragment = fragment
         stable = type(lookup) in (Exact, IntegerFieldExact) and (
-            type(lookup.lhs.output_field) in STABLE_PREPARATION
+            django_parent(type(lookup.lhs.output_field)) in STABLE_PREPARATION
         )
         #: Parameters per value, when Django prepares this condition's values by the
         #: value alone (else ``None``).

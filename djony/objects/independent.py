@@ -156,18 +156,25 @@ SQL_METHODS = (
 
 def _django_field(field: Any) -> bool:
     """Whether ``field`` compiles as a field of Django's own classes (see the module)."""
-    return _compiles_as_djangos(type(field))
+    return django_parent(type(field)) is not None
 
 
 @functools.cache
-def _compiles_as_djangos(kind: type) -> bool:
+def django_parent(kind: type) -> type | None:
+    """The Django field class that field class ``kind`` compiles and prepares values as:
+    ``kind`` itself when it is Django's, else its nearest Django ancestor when every one
+    of :data:`SQL_METHODS` of ``kind`` is that ancestor's (defined in its own classes);
+    ``None`` when ``kind`` makes some of it itself."""
     if _from_django(kind):
-        return True
+        return kind
+    parent = next((klass for klass in kind.__mro__ if _from_django(klass)), None)
+    if parent is None:
+        return None
     for name in SQL_METHODS:
         owner = next((klass for klass in kind.__mro__ if name in vars(klass)), None)
-        if owner is None or not _from_django(owner):
-            return False
-    return any(_from_django(klass) for klass in kind.__mro__[1:])
+        if owner is None or owner not in parent.__mro__:
+            return None
+    return parent
 
 
 def _from_django(kind: type) -> bool:

@@ -167,7 +167,7 @@ register(
     "one per QuerySet class of the managers and querysets read",
 )
 register(
-    "djony.objects.independent._compiles_as_djangos",
+    "djony.objects.independent.django_parent",
     "a model field class -> whether it compiles as Django's own field classes (functools.cache)",
     "one per field class of the columns in the queries kept",
 )
