@@ -233,17 +233,23 @@ def speedup_line(summaries: Iterable[ResourceSummary]) -> str | None:
 
 def ceiling_line(summaries: Iterable[ResourceSummary]) -> str | None:
     """What the timed requests cost outside the resources' code, and so the most any base
-    could make them faster (the table's "at most"), medians over the resources."""
+    could make them faster (the table's "at most"), and how much faster DjonyResource
+    answered inside the resources' code, medians over the resources."""
     found = median_ceiling([summary.speed for summary in summaries if summary.speed is not None])
     if found is None:
         return None
-    outside_ms, ceiling = found
+    outside_ms, ceiling, inside = found
+    inside_text = (
+        f"; inside the resources' code DjonyResource answered {inside:.2f}x faster"
+        if inside is not None
+        else ""
+    )
     return (
         f"Outside the resources' code (the same requests with each resource's views answering "
         f"at once: Django's request handling, the middleware, URL resolution; the same on both "
         f"bases): {outside_ms:.2f} ms a request, so no base could answer them more than "
-        f"{ceiling:.2f}x faster than ModelResource (medians over the resources; the table's "
-        f'"at most")'
+        f"{ceiling:.2f}x faster than ModelResource{inside_text} (medians over the resources; "
+        'the table\'s "at most")'
     )
 
 

@@ -21,7 +21,9 @@ answering at once (:func:`tastypie_djony.verify.urlconf.outside_urlconf`): what 
 request costs outside the resource's code (Django's request handling, the project's
 middleware, URL resolution), which no base changes. Timed in the same rounds, in a turn
 of its own, it gives each resource's ceiling: ModelResource's time over that, the most
-any base could make these requests faster.
+any base could make these requests faster; and the speed-up inside the resource's code,
+each side's time less that outside time (per request, from the medians; a request whose
+time on either side is not above it gives none).
 """
 
 from __future__ import annotations
@@ -62,6 +64,9 @@ class Speed:
     ceiling: float | None = None
     #: Each timed request and its own ceiling (with a third side).
     ceilings: tuple[tuple[Any, float], ...] = ()
+    #: With a third side: the median over the requests of ModelResource's time inside the
+    #: resource (its time less the outside time) over DjonyResource's.
+    inside: float | None = None
 
     @property
     def slower(self) -> bool:
@@ -81,6 +86,7 @@ class Speed:
             "rounds": self.rounds,
             "outside_ms": None if self.outside_ms is None else round(self.outside_ms, 3),
             "ceiling": None if self.ceiling is None else round(self.ceiling, 3),
+            "inside_speedup": None if self.inside is None else round(self.inside, 3),
         }
 
 
@@ -152,7 +158,7 @@ def _speed(
     if rounds < MIN_ROUNDS or not samples:
         return None
     per_request, every_round, model, djony, by_request = [], [], [], [], []
-    outside, ceilings, by_ceiling = [], [], []
+    outside, ceilings, by_ceiling, inside = [], [], [], []
     for index, (model_times, djony_times, *outside_times) in enumerate(samples):
         ratios = [m / d for m, d in zip(model_times, djony_times, strict=True) if d > 0]
         if not ratios:
@@ -168,6 +174,8 @@ def _speed(
             ceilings.append(model[-1] / outside[-1])
             if timed is not None:
                 by_ceiling.append((timed[index], ceilings[-1]))
+            if djony[-1] > outside[-1] and model[-1] > outside[-1]:
+                inside.append((model[-1] - outside[-1]) / (djony[-1] - outside[-1]))
     if not per_request:
         return None
     deciles = statistics.quantiles(every_round, n=10) if len(every_round) > 1 else every_round * 9
@@ -183,6 +191,7 @@ def _speed(
         outside_ms=1000 * statistics.median(outside) if outside else None,
         ceiling=statistics.median(ceilings) if ceilings else None,
         ceilings=tuple(by_ceiling),
+        inside=statistics.median(inside) if inside else None,
     )
 
 
@@ -197,8 +206,9 @@ def median_speedup(speeds: list[Speed]) -> tuple[float, float, float] | None:
     return statistics.median(values), deciles[0], deciles[-1]
 
 
-def median_ceiling(speeds: list[Speed]) -> tuple[float, float] | None:
-    """The median over resources of the time outside their code (ms) and of their ceiling."""
+def median_ceiling(speeds: list[Speed]) -> tuple[float, float, float | None] | None:
+    """The medians over resources of the time outside their code (ms), of their ceiling
+    and of their speed-up inside their code (``None``: no resource has one)."""
     found = [
         (speed.outside_ms, speed.ceiling)
         for speed in speeds
@@ -206,7 +216,9 @@ def median_ceiling(speeds: list[Speed]) -> tuple[float, float] | None:
     ]
     if not found:
         return None
+    inside = [speed.inside for speed in speeds if speed.inside is not None]
     return (
         statistics.median(outside for outside, _ in found),
         statistics.median(ceiling for _, ceiling in found),
+        statistics.median(inside) if inside else None,
     )

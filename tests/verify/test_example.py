@@ -52,6 +52,7 @@ def test_example_verifies_clean_as_demo(demo):
     assert "\nBy kind of request (median over the timed requests, how many): list pages " in text
     assert ", at most " in text.partition("\nBy kind of request")[2].splitlines()[0]
     assert "\nOutside the resources' code (the same requests with each resource's views " in text
+    assert "; inside the resources' code DjonyResource answered " in text
     assert "at most" in text.partition("\nresource ")[2].splitlines()[0]  # the table's column
     assert "lists / details by" in text
     for uri in ("/api/v2/auth/user/", "/api/v3/auth/user/", "/api/v3/auth/permission/",

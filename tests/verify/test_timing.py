@@ -190,6 +190,8 @@ def test_a_third_side_times_the_requests_outside_the_resource_and_gives_its_ceil
     assert speed.ceiling == 6.5  # the median of a's 3.0 and b's 10.0
     assert dict(speed.ceilings) == {"a": 3.0, "b": 10.0}
     assert speed.as_json()["outside_ms"] == 1.5 and speed.as_json()["ceiling"] == 6.5
+    # inside the resource: a (6 - 2) / (3 - 2) = 4, b (10 - 1) / (2 - 1) = 9; the median
+    assert speed.inside == 6.5 and speed.as_json()["inside_speedup"] == 6.5
 
 
 def test_without_a_third_side_there_is_no_ceiling() -> None:
@@ -203,6 +205,7 @@ def test_without_a_third_side_there_is_no_ceiling() -> None:
     ).values()  # fmt: skip
     assert speed.speedup == 2.0
     assert speed.outside_ms is None and speed.ceiling is None and speed.ceilings == ()
+    assert speed.inside is None
     assert median_ceiling([speed]) is None
 
 
@@ -233,10 +236,15 @@ def test_the_summary_says_what_the_requests_cost_outside_the_resources_and_the_c
         summary = ResourceSummary(uri, "DjonyResource")
         summary.speed = speed
         summaries.append(summary)
-    assert median_ceiling([s.speed for s in summaries]) == (1.5, 16.5)  # r: 22x, s: 11x
+    # ceilings r 22x, s 11x; inside: r's detail (4 - 1) / (2 - 1) = 3, page 39 / 3 = 13,
+    # its median 8; s's detail (4 - 2) / (2 - 2): none, page 38 / 2 = 19
+    assert median_ceiling([s.speed for s in summaries]) == (1.5, 16.5, 13.5)
     line = ceiling_line(summaries)
     assert line.startswith("Outside the resources' code (")
-    assert "): 1.50 ms a request, so no base could answer them more than 16.50x faster" in line
+    assert (
+        "): 1.50 ms a request, so no base could answer them more than 16.50x faster than "
+        "ModelResource; inside the resources' code DjonyResource answered 13.50x faster ("
+    ) in line
     by_kind = speedup_by_kind_line(summaries)
     assert by_kind.endswith(  # details: r at most 4x, s 2x; list pages: r 40x, s 20x
         "list pages 10.00x (2, at most 30.00x), details 2.00x (2, at most 3.00x)"
