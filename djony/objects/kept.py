@@ -168,7 +168,8 @@ register(
 )
 register(
     "djony.objects.independent.django_parent",
-    "a model field class -> whether it compiles as Django's own field classes (functools.cache)",
+    "a model field class -> the Django field class it compiles and prepares values as, or "
+    "None (functools.cache)",
     "one per field class of the columns in the queries kept",
 )
 register(

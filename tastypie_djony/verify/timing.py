@@ -58,15 +58,19 @@ class Speed:
     rounds: int
     #: Each timed request and its median ratio (for the figures per kind of request).
     by_request: tuple[tuple[Any, float], ...] = ()
-    #: With a third side: the median time outside the resource's code, ms, and the
-    #: median over the requests of ModelResource's time over it (the most any base gives).
+    #: With a third side: the median time outside the resource's code, ms.
     outside_ms: float | None = None
-    ceiling: float | None = None
-    #: Each timed request and its own ceiling (with a third side).
+    #: Each timed request and its ceiling, ModelResource's time over the outside time
+    #: (with a third side).
     ceilings: tuple[tuple[Any, float], ...] = ()
     #: With a third side: the median over the requests of ModelResource's time inside the
     #: resource (its time less the outside time) over DjonyResource's.
     inside: float | None = None
+
+    @property
+    def ceiling(self) -> float | None:
+        """The median of the requests' ceilings: the most any base makes them faster."""
+        return statistics.median(value for _, value in self.ceilings) if self.ceilings else None
 
     @property
     def slower(self) -> bool:
@@ -158,7 +162,7 @@ def _speed(
     if rounds < MIN_ROUNDS or not samples:
         return None
     per_request, every_round, model, djony, by_request = [], [], [], [], []
-    outside, ceilings, by_ceiling, inside = [], [], [], []
+    outside, ceilings, inside = [], [], []
     for index, (model_times, djony_times, *outside_times) in enumerate(samples):
         ratios = [m / d for m, d in zip(model_times, djony_times, strict=True) if d > 0]
         if not ratios:
@@ -171,9 +175,8 @@ def _speed(
         djony.append(statistics.median(djony_times))
         if outside_times and statistics.median(outside_times[0]) > 0:
             outside.append(statistics.median(outside_times[0]))
-            ceilings.append(model[-1] / outside[-1])
-            if timed is not None:
-                by_ceiling.append((timed[index], ceilings[-1]))
+            request = timed[index] if timed is not None else index
+            ceilings.append((request, model[-1] / outside[-1]))
             if djony[-1] > outside[-1] and model[-1] > outside[-1]:
                 inside.append((model[-1] - outside[-1]) / (djony[-1] - outside[-1]))
     if not per_request:
@@ -189,8 +192,7 @@ def _speed(
         rounds=rounds,
         by_request=tuple(by_request),
         outside_ms=1000 * statistics.median(outside) if outside else None,
-        ceiling=statistics.median(ceilings) if ceilings else None,
-        ceilings=tuple(by_ceiling),
+        ceilings=tuple(ceilings),
         inside=statistics.median(inside) if inside else None,
     )
 
@@ -209,16 +211,12 @@ def median_speedup(speeds: list[Speed]) -> tuple[float, float, float] | None:
 def median_ceiling(speeds: list[Speed]) -> tuple[float, float, float | None] | None:
     """The medians over resources of the time outside their code (ms), of their ceiling
     and of their speed-up inside their code (``None``: no resource has one)."""
-    found = [
-        (speed.outside_ms, speed.ceiling)
-        for speed in speeds
-        if speed.outside_ms is not None and speed.ceiling is not None
-    ]
+    found = [speed for speed in speeds if speed.ceilings]
     if not found:
         return None
-    inside = [speed.inside for speed in speeds if speed.inside is not None]
+    inside = [speed.inside for speed in found if speed.inside is not None]
     return (
-        statistics.median(outside for outside, _ in found),
-        statistics.median(ceiling for _, ceiling in found),
+        statistics.median(speed.outside_ms for speed in found),
+        statistics.median(speed.ceiling for speed in found),
         statistics.median(inside) if inside else None,
     )
