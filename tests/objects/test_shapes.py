@@ -342,7 +342,7 @@ class _Meta(type):
     pass
 
 
-class _WithMetaclass(_Helpers, metaclass=type("QuerySetMeta", (_Meta,), {})):
+class _WithMetaclass(_Helpers, metaclass=_Meta):
     pass
 
 
