@@ -12,9 +12,12 @@ building them can be skipped with nothing else changing:
 * ``get_object_list`` and ``build_bundle`` are ``DjonyResource``'s own (its object list
   runs no query until read; an override of yours is called as Tastypie calls it);
 * building the empty object does nothing anyone sees: the model's ``__init__`` is
-  Django's, no ``pre_init``/``post_init`` receiver listens to it, and every field default
-  is a value or a callable of :data:`PURE_DEFAULTS` (a default of your own may read or
-  write, so it is called, as on ``ModelResource``).
+  Django's, no ``pre_init`` receiver listens to it, no ``post_init`` receiver but
+  Django's own of an ``ImageField`` with dimension fields and no default (its
+  ``update_dimension_fields`` finds no file in an empty object and returns: a photo's
+  or a thumbnail's model), and every field default is a value or a callable of
+  :data:`PURE_DEFAULTS` (a default of your own may read or write, so it is called, as on
+  ``ModelResource``).
 
 Anything else is Tastypie's ``get_schema`` as it is.
 
@@ -35,6 +38,7 @@ import uuid
 from typing import Any
 
 from django.db import models
+from django.db.models.fields.files import ImageFieldFile, ImageFileDescriptor
 from django.db.models.signals import post_init, pre_init
 from django.urls import NoReverseMatch
 from django.utils import timezone
@@ -86,12 +90,36 @@ def silent_instance(model: type[models.Model]) -> bool:
     """Whether ``model()`` has no effect but the instance (see the module)."""
     if model.__init__ is not models.Model.__init__:
         return False
-    if pre_init.has_listeners(model) or post_init.has_listeners(model):
+    if pre_init.has_listeners(model):
+        return False
+    if post_init.has_listeners(model) and not _only_empty_dimensions(model):
         return False
     for field in model._meta.fields:
         if not field.has_default():
             continue
         if callable(field.default) and field.default not in PURE_DEFAULTS:
+            return False
+    return True
+
+
+def _only_empty_dimensions(model: type[models.Model]) -> bool:
+    """Whether every ``post_init`` receiver of ``model`` is Django's own
+    ``ImageField.update_dimension_fields`` of one of its fields that has no default,
+    reading the file through Django's own descriptor and file class: on an empty object
+    it finds no file and returns, changing nothing."""
+    receivers, async_receivers = post_init._live_receivers(model)
+    if async_receivers:
+        return False
+    own = {id(field) for field in model._meta.concrete_fields}
+    for receiver in receivers:
+        field = getattr(receiver, "__self__", None)
+        if (
+            getattr(receiver, "__func__", None) is not models.ImageField.update_dimension_fields
+            or id(field) not in own
+            or field.has_default()
+            or field.descriptor_class is not ImageFileDescriptor
+            or field.attr_class is not ImageFieldFile
+        ):
             return False
     return True
 

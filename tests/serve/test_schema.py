@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import AnonymousUser, Permission, User
+from django.db.models.fields.files import ImageFieldFile
 from django.db.models.signals import post_init
 from django.test import RequestFactory
 from tastypie.authorization import Authorization, DjangoAuthorization
@@ -19,18 +20,18 @@ from tastypie.resources import ModelResource
 
 from tastypie_djony.resources import DjonyResource
 from tastypie_djony.schema import bare_schema
-from tests.testapp.models import Author
+from tests.testapp.models import Author, Photo
 
 pytestmark = pytest.mark.django_db
 
 
-def twins(authorization=None, **members):
-    """A ModelResource of authors and its DjonyResource twin."""
+def twins(authorization=None, model=Author, **members):
+    """A ModelResource of ``model`` (authors) and its DjonyResource twin."""
 
     def resource(base):
         class Meta:
-            queryset = Author.objects.all()
-            resource_name = "author"
+            queryset = model.objects.all()
+            resource_name = model._meta.model_name
 
         if authorization is not None:
             Meta.authorization = authorization
@@ -140,3 +141,46 @@ def test_django_authorization_asks_the_user_s_permission_as_on_modelresource(all
     reference, switched = answers(pair, user)
     assert reference[0] == (200 if allowed else 401)
     assert switched == reference
+
+
+def test_an_image_field_s_own_dimension_receiver_builds_no_empty_object():
+    # Django connects ImageField.update_dimension_fields to post_init (width_field,
+    # height_field): on an empty object there is no file and it returns.
+    assert post_init.has_listeners(Photo)
+    built = []
+
+    def count(sender, instance, **kwargs):
+        built.append(type(instance))
+
+    pair = twins(model=Photo)
+    assert bare_schema(pair[1], DjonyResource)
+    reference, switched = answers(pair)
+    assert reference[0] == 200 and b'"width"' in reference[2]
+    assert switched == reference
+    post_init.connect(count, sender=Photo)  # (a receiver of the project's: not bare)
+    try:
+        assert not bare_schema(pair[1], DjonyResource)
+        assert answers(pair) == [reference, reference]
+    finally:
+        post_init.disconnect(count, sender=Photo)
+    assert built == [Photo, Photo]
+
+
+def test_an_image_field_with_a_default_file_builds_the_empty_object(monkeypatch):
+    # With a default the empty object has a file: its dimensions would be read from it.
+    field = Photo._meta.get_field("image")
+    monkeypatch.setattr(field, "default", "photos/cover.png")
+    field.__dict__.pop("_get_default", None)
+    try:
+        assert not bare_schema(twins(model=Photo)[1], DjonyResource)
+    finally:
+        field.__dict__.pop("_get_default", None)
+
+
+def test_an_image_field_of_another_file_class_builds_the_empty_object(monkeypatch):
+    # A file class of the project's own is built by the receiver: it may do anything.
+    class OwnFile(ImageFieldFile):
+        pass
+
+    monkeypatch.setattr(Photo._meta.get_field("image"), "attr_class", OwnFile)
+    assert not bare_schema(twins(model=Photo)[1], DjonyResource)
