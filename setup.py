@@ -105,6 +105,7 @@ setup(
         "django-tastypie>=0.15,<0.16",
         "pony>=0.7.20,<0.8",
         "python-dateutil",
+        "python-mimeparse>=0.1.4,!=1.5",  # (Tastypie's own requirement; imported directly)
     ],
     extras_require={
         "postgres": POSTGRES,

@@ -94,6 +94,12 @@ register(
     "one per decorated method",
 )
 register(
+    "tastypie_djony.formats._BEST_MATCH",
+    "(a serializer's supported formats, an Accept header) -> mimeparse's best match of "
+    "the header among them: a function of the two alone",
+    "a BoundedCache of DJONY_CACHE_SIZE",
+)
+register(
     "tastypie_djony.convert._ZONE",
     "the default time zone (None without USE_TZ) and whether it is UTC at every instant, "
     "read from the settings; forgotten when "

@@ -33,6 +33,7 @@ from tastypie.serializers import Serializer
 from tastypie.throttle import BaseThrottle
 
 from djony.serving import plain_queryset_class
+from tastypie_djony.formats import determine_format
 
 #: Resource methods that, when overridden, change what a page contains.  The URI
 #: methods are :data:`URI_METHODS`.
@@ -131,12 +132,13 @@ def request_format(resource: Any, request: Any) -> str:
 
     Which plan serves a request and how its answer is written both depend on it;
     Tastypie's (mimeparse over the ``Accept`` header) costs a few percent of a small
-    detail, and Tastypie's own path asks it once per answer too.
+    detail, and Tastypie's own path asks it once per answer too: where it is Tastypie's
+    own, the header's match is kept (:mod:`tastypie_djony.formats`).
     """
     formats = request.__dict__.setdefault("_djony_formats", {})
     key = id(resource)
     if key not in formats:
-        formats[key] = resource.determine_format(request)
+        formats[key] = determine_format(resource, request)
     return formats[key]
 
 

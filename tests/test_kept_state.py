@@ -141,6 +141,7 @@ def workload(api_name: str, urlconf: Any, rounds: int = 3 * SIZE) -> None:
                 script = f"/mount-{uuid.uuid4().hex[:8]}"
                 value = uuid.uuid4().hex
                 headers = {"HTTP_X_USER": user} if user else {}
+                headers["HTTP_ACCEPT"] = f"text/x-{value[:6]}, application/json;q=0.9"
                 for resource in ("note", "hnote", "anote", "unote", "fnote", "tenant", "tag"):
                     for target in (
                         f"{resource}/{index % 4 + 1}/",
@@ -265,6 +266,20 @@ def test_uri_templates_follow_the_script_prefix_and_stay_bounded(small_caches):
         assert f"{script}/API/note/1/" in str(got[2])
     resource = _resource(target, "note")
     assert len(resource._djony_uris._parts) <= SIZE
+
+
+def test_accept_matches_are_modelresource_s_and_stay_bounded(small_caches):
+    """40 Accept headers: the same answers as ModelResource, at most SIZE matches kept."""
+    from tastypie_djony import formats
+
+    target = testing.APIS[1]
+    for index in range(40):
+        accept = f"text/x-{index}, application/xml;q=0.{index % 4 + 6}, application/json;q=0.5"
+        reference = testing.answer(testing.REFERENCE, "ann", "note/1/", HTTP_ACCEPT=accept)
+        got = testing.answer(target, "ann", "note/1/", HTTP_ACCEPT=accept)
+        assert got == reference
+        assert got[0] == 200 and "xml" in got[1]
+    assert 0 < len(formats._BEST_MATCH) <= SIZE
 
 
 def _resource(api_name: str, name: str) -> Any:
@@ -667,6 +682,7 @@ KIND_TESTS = {
     "tastypie_djony.fields._MIXED_CLASSES": STRUCTURAL,
     "tastypie_djony.apikey._KEPT": STRUCTURAL,
     "tastypie_djony.convert._ZONE": STRUCTURAL,
+    "tastypie_djony.formats._BEST_MATCH": test_accept_matches_are_modelresource_s_and_stay_bounded,
     "tastypie_djony.stock._STOCK_URI_METHODS": STRUCTURAL,
     "tastypie_djony.checks.RESOURCE_CLASSES": STRUCTURAL,
     "tastypie_djony.verify.twins._METACLASSES": STRUCTURAL,
