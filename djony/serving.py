@@ -25,7 +25,8 @@ whole surface it relies on, so djony's modules can move without it noticing.
   loaded as ``prefetch_related_objects`` loads it, by SQL kept per relation and page size
   (:func:`load_page_relation`; a queryset's own ``prefetch_related`` so where it can,
   :func:`prefetch_page`), which of a page's owners have related rows of equal sort
-  values (:func:`sort_columns`, :func:`tied`), SQL kept per query shape
+  values (:func:`sort_columns`, :func:`tied`) or none can have (:func:`unique_order`),
+  SQL kept per query shape
   (:class:`OneValueQuery`, :class:`KeptQueries`) and per recorded list's recipe (the
   filters of a per-user list, their values parameters: :func:`kept_sql`).
 - State kept between requests: :class:`BoundedCache` and :func:`register`.
@@ -75,7 +76,7 @@ from djony.objects.sessions import adopt, object_by_key, session_active, unflush
 from djony.objects.shapes import filtered as filtered_recipe
 from djony.objects.shapes import keep_filter, keep_sql, kept_filter, kept_sql
 from djony.objects.shapes import then as recipe_then
-from djony.objects.ties import sort_columns, tied
+from djony.objects.ties import sort_columns, tied, unique_order
 from djony.registry import entity_for, has_entity_subclasses, pin_reads, write_alias, writing
 
 __all__ = [
@@ -131,6 +132,7 @@ __all__ = [
     "tied",
     "track_peers",
     "unflushed_changes",
+    "unique_order",
     "watching_writes",
     "write_alias",
     "writes_since",

@@ -36,6 +36,7 @@ from djony.serving import (
     plain_manager,
     sort_columns,
     tied,
+    unique_order,
 )
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.onevalue import KeptForValue
@@ -121,6 +122,10 @@ class Relation:
         #: (the number of owners): only for Django's plain default manager, whose queryset
         #: no request changes, and a relation that is not generic.
         self._origin: models.QuerySet | None = None
+        #: Whether the related manager's order leaves no ties (:meth:`_one_owner_keys`):
+        #: kept for Django's plain default manager (its order is ``Meta.ordering``), asked
+        #: per read of another.
+        self._unique_order: bool | None = None
         if self.own_manager:
             self.path = None
         elif self.generic:
@@ -220,10 +225,19 @@ class Relation:
         return result
 
     def _one_owner_keys(self, owner: Any, key_field: str) -> list[Any]:
-        """``owner``'s related ``key_field`` values, by its related manager's own query."""
+        """``owner``'s related ``key_field`` values, by its related manager's own query.
+
+        Its columns, joins and order; where that order leaves no ties
+        (:func:`~djony.objects.ties.unique_order`), the key column alone (the rows' order
+        is then the same whatever the query selects).
+        """
+        wanted = self.target._meta.pk.attname if key_field == "pk" else key_field
+        if self._unique_order is None or not plain_manager(self.target):
+            self._unique_order = unique_order(self._related())
+        if self._unique_order:
+            return [row[0] for row in self._one_owner_rows(owner, [wanted])]
         columns = [field.attname for field in self.target._meta.concrete_fields]
-        wanted = "pk" if key_field == "pk" else key_field
-        index = columns.index(self.target._meta.pk.attname if wanted == "pk" else wanted)
+        index = columns.index(wanted)
         return [row[index] for row in self._one_owner_rows(owner, columns)]
 
     def _owners_list(self) -> DjonyObjectList:

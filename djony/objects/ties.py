@@ -48,6 +48,64 @@ def sort_columns(queryset: Any) -> list[str] | None:
     return columns
 
 
+def unique_order(queryset: Any) -> bool:
+    """Whether no two rows of ``queryset`` can tie in its order, whatever rows it holds.
+
+    Its order names the key, or columns that identify a row: every field of one of the
+    model's unique sets (``unique=True``, ``unique_together``, a ``UniqueConstraint`` of
+    fields without a condition), none of them nullable, each a column the order names or
+    a foreign key whose related row the order identifies the same way through it
+    (``Permission``'s ``content_type__app_label, content_type__model, codename``).  Then
+    the rows come in one order whatever columns a query selects (a database breaks no
+    ties, as it would, by the plan, for equal sort values).
+    """
+    query = queryset._query
+    model = queryset.model
+    ordering = query.order_by or (model._meta.ordering if query.default_ordering else ())
+    if not ordering or query.extra_order_by:
+        return False
+    named = set()
+    for term in ordering:
+        if not isinstance(term, str) or term == "?":
+            return False
+        named.add(term.removeprefix("-"))
+    return _identified(model, named)
+
+
+def _identified(model: Any, named: set[str]) -> bool:
+    """Whether the values of ``named`` (paths from ``model``) identify one of its rows."""
+    pk = model._meta.pk
+    if named & {"pk", pk.name, pk.attname}:
+        return True
+    return any(
+        all(_field_identified(field, named) for field in fields) for fields in _unique_sets(model)
+    )
+
+
+def _field_identified(field: Any, named: set[str]) -> bool:
+    if field.null:
+        return False
+    if not field.is_relation:
+        return field.name in named
+    if not field.concrete or not (field.many_to_one or field.one_to_one):
+        return False
+    if field.attname in named:
+        return True
+    prefix = field.name + LOOKUP_SEP
+    through = {name.removeprefix(prefix) for name in named if name.startswith(prefix)}
+    return bool(through) and _identified(field.related_model, through)
+
+
+def _unique_sets(model: Any) -> list[tuple[Any, ...]]:
+    """The sets of ``model``'s fields whose values are unique together."""
+    meta = model._meta
+    found: list[tuple[Any, ...]] = [(field,) for field in meta.concrete_fields if field.unique]
+    names = [*meta.unique_together, *(c.fields for c in meta.total_unique_constraints)]
+    for together in names:
+        found.append(tuple(meta.get_field(name) for name in together))
+    return found
+
+
 def tied(rows: list[tuple[Any, tuple]]) -> set[Any]:
     """The owners among ``rows`` (``(owner, sort values)`` in the query's order) two of
     whose rows have equal sort values.

@@ -5,10 +5,12 @@ owner's row holds, and the page loaders that fill relation caches."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
+from django.db import connection
 from django.db.models.functions import Lower
+from django.test.utils import CaptureQueriesContext
 
-from djony.objects.ties import sort_columns, tied
+from djony.objects.ties import sort_columns, tied, unique_order
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import Relation, ToOneRelation, prefetch_loader
 from tests.djony.pages import authors_with_tied_books
@@ -154,6 +156,63 @@ def test_related_keys_of_many_owners_keep_each_owner_s_order_of_ties(
 )
 def test_sort_columns_are_the_columns_rows_are_sorted_by(db, queryset, columns) -> None:
     assert sort_columns(queryset()) == columns
+
+
+@pytest.mark.parametrize(
+    "queryset, unique",
+    [
+        (lambda: Author.objects.all(), True),  # the key
+        (lambda: Book.objects.order_by("title", "-id"), True),
+        (lambda: Tag.objects.all(), True),  # a unique column
+        (lambda: Country.objects.order_by("code"), True),
+        (lambda: Permission.objects.all(), True),  # unique together, through content_type
+        (lambda: Permission.objects.order_by("content_type_id", "-codename"), True),
+        (lambda: Country.objects.all(), False),  # a column that may repeat
+        (lambda: Book.objects.all(), False),
+        (lambda: Book.objects.order_by("isbn"), False),  # unique, but NULLs repeat
+        (lambda: Permission.objects.order_by("content_type__app_label", "codename"), False),
+        (lambda: Permission.objects.order_by("content_type", "codename"), False),
+        (lambda: Review.objects.order_by("book__isbn", "stars"), False),
+        (lambda: Book.objects.order_by(), False),  # the database's order
+        (lambda: Book.objects.order_by("?"), False),
+        (lambda: Book.objects.order_by(Lower("title"), "id"), False),
+    ],
+    ids=[
+        "key",
+        "key-after",
+        "unique-column",
+        "unique-column-own-ordering",
+        "unique-together-through-a-key",
+        "unique-together-by-attname",
+        "repeating-column",
+        "meta-ordering-repeats",
+        "nullable-unique",
+        "half-of-unique-together",
+        "a-relation-s-own-order",
+        "nullable-through-a-key",
+        "unordered",
+        "random",
+        "expression",
+    ],
+)
+def test_unique_order_is_an_order_no_two_rows_can_tie_in(db, queryset, unique) -> None:
+    assert unique_order(queryset()) is unique
+
+
+def test_one_owner_s_keys_in_a_unique_order_read_the_key_column_alone(rows) -> None:
+    """``Tag`` is ordered by its unique name: the related manager's order whatever the
+    query selects, so a detail's keys read the key column only; a ``Book`` (ordered by a
+    title that may repeat) is read with every column, as its related manager reads it."""
+    for model, attribute, related in ((Book, "tags", Tag), (Author, "books", Book)):
+        owner = model.objects.filter(**{f"{attribute}__isnull": False}).first()
+        expected = list(getattr(owner, attribute).values_list("pk", flat=True))
+        relation = Relation.find(model, attribute)
+        with CaptureQueriesContext(connection) as captured:
+            assert relation.related_keys([owner.pk]) == {owner.pk: expected}
+        (query,) = captured.captured_queries
+        selected = query["sql"].split(" FROM ")[0]
+        name = related._meta.get_field("name" if related is Tag else "title").column
+        assert (name in selected) is (related is Book), selected
 
 
 def test_tied_owners_are_those_with_equal_sort_values_in_a_row() -> None:
