@@ -202,6 +202,9 @@ class Relation:
 
         For one owner the query is the related manager's own (same columns and joins),
         so a model without ``Meta.ordering`` comes out in the order Django's query gives.
+        For several, one query, its owners with tied sort values read again by their own
+        (:func:`~djony.objects.ties.tied`); sorted by what the rows cannot show and may
+        tie in (a related model's column, an expression), each owner's own query.
         """
         result: dict[Any, list[Any]] = {key: [] for key in owner_keys}
         if not owner_keys:
@@ -214,7 +217,14 @@ class Relation:
             return result
         lookup = {str(key): key for key in owner_keys} if self.generic else None
         owners = self._owners_list().filter(**{f"{self.path}__in": owner_keys})
-        sorted_by = sort_columns(owners.queryset) or []
+        sorted_by = sort_columns(owners.queryset)
+        if sorted_by is None and not unique_order(owners.queryset):
+            # Sorted by what the rows cannot show (a related model's column, an
+            # expression): ties the one query could give in another order go unseen.
+            for owner in owner_keys:
+                result[owner] = self._one_owner_keys(owner, key_field)
+            return result
+        sorted_by = sorted_by or []
         read = owners.values_list_rows([self.path, key_field, *sorted_by])
         found = [(lookup[str(row[0])] if lookup is not None else row[0], row) for row in read]
         for owner, row in found:

@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from djony.objects.ties import sort_columns, tied, unique_order
 from tastypie_djony.objectlist import DjonyObjectList
 from tastypie_djony.related import Relation, ToOneRelation, prefetch_loader
-from tests.djony.pages import authors_with_tied_books
+from tests.djony.pages import TIED_TITLES, authors_with_tied_books
 from tests.instances.models import Comment, Note, Writer
 from tests.testapp.models import (
     Author,
@@ -127,6 +127,31 @@ def test_related_keys_of_many_owners_keep_each_owner_s_order_of_ties(
     relation = Relation.find(Author, "books")
     with django_assert_num_queries(1 + 3):
         assert relation.related_keys(list(expected)) == expected
+
+
+def test_related_keys_of_many_owners_in_an_order_through_a_relation_keep_each_owner_s(
+    db, monkeypatch, django_assert_num_queries
+) -> None:
+    """Sorted by a related model's column (``writer__name``), which the owners' one query
+    could give tied rows of in another order than each owner's query: each owner's own
+    query; sorted so that no two rows tie (``Permission``'s order), the one query."""
+    monkeypatch.setattr(Chapter._meta, "ordering", ["writer__name"])
+    writers = [Author.objects.create(name=name) for name in TIED_TITLES]
+    books = [Book.objects.create(title=f"book {n}", author=writers[0]) for n in range(4)]
+    for index, book in enumerate(books):
+        for writer in writers[index:] + writers[:index]:
+            Chapter.objects.create(book=book, writer=writer)
+    expected = {book.pk: list(book.chapters.values_list("pk", flat=True)) for book in books}
+    relation = Relation.find(Book, "chapters")
+    with django_assert_num_queries(len(books)):
+        assert relation.related_keys(list(expected)) == expected
+    user = User.objects.create(username="many")
+    others = User.objects.create(username="more")
+    user.user_permissions.set(Permission.objects.all()[:40])
+    others.user_permissions.set(Permission.objects.all()[20:60])
+    users = {u.pk: list(u.user_permissions.values_list("pk", flat=True)) for u in (user, others)}
+    with django_assert_num_queries(1):
+        assert Relation.find(User, "user_permissions").related_keys(list(users)) == users
 
 
 @pytest.mark.parametrize(
