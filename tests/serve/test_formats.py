@@ -32,30 +32,34 @@ class ShortSerializer(Serializer):
     formats = ["json", "xml"]
 
 
+def meta(resource_name: str, **options) -> type:
+    """A ``Meta`` of the authors' resources."""
+    fields = ["id", "name"]
+    queryset = Author.objects.order_by("id")
+    return type(
+        "Meta",
+        (),
+        {
+            "queryset": queryset,
+            "resource_name": resource_name,
+            "fields": fields,
+            "authorization": Authorization(),
+            **options,
+        },
+    )
+
+
 def build_api(api_name: str, base: type) -> Api:
     class AuthorResource(base):
-        class Meta:
-            queryset = Author.objects.order_by("id")
-            resource_name = "author"
-            fields = ["id", "name"]
-            authorization = Authorization()
+        Meta = meta("author")
 
     class ShortAuthorResource(base):
-        class Meta:
-            queryset = Author.objects.order_by("id")
-            resource_name = "short"
-            fields = ["id", "name"]
-            authorization = Authorization()
-            serializer = ShortSerializer()
+        Meta = meta("short", serializer=ShortSerializer())
 
     class XmlFirstAuthorResource(base):
         """Answers XML unless the ``format`` parameter asks otherwise."""
 
-        class Meta:
-            queryset = Author.objects.order_by("id")
-            resource_name = "xmlfirst"
-            fields = ["id", "name"]
-            authorization = Authorization()
+        Meta = meta("xmlfirst")
 
         def determine_format(self, request):
             return self._meta.serializer.get_mime_for_format(request.GET.get("format", "xml"))
