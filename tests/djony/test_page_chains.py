@@ -139,3 +139,22 @@ def test_outside_a_watched_read_and_for_one_owner_it_is_django_s_query(shelves):
         assert count == 1
         # ... whose objects are a page of their own: their editors read once
         assert queries(lambda: [book.editor for book in found])[0] <= 1
+
+
+def test_a_chain_ordered_through_a_relation_with_no_ties_reads_once(db):
+    """Content types' permissions (``Permission``'s order, through its content type,
+    leaves no ties): one query for the page, each owner's own order."""
+    from django.contrib.contenttypes.models import ContentType
+
+    def walk(types):
+        return [
+            [(p.pk, p.content_type.model) for p in ct.permission_set.select_related("content_type")]
+            for ct in types
+        ]
+
+    want = walk(ContentType.objects.order_by("pk"))
+    assert sum(map(len, want)) > 20
+    types = page(ContentType)
+    with watching():
+        count, got = queries(lambda: walk(types))
+    assert (count, got) == (1, want)

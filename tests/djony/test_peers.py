@@ -98,6 +98,24 @@ def test_a_relation_ordered_by_what_rows_cannot_tell_apart_is_one_query_per_obje
     assert count == len(page)
 
 
+def test_a_relation_ordered_through_a_relation_with_no_ties_is_one_query(db) -> None:
+    """``Permission`` is ordered by its content type's app label and model and its
+    codename, unique together: no two rows tie, so the page's one query gives each user
+    the order its own query gives."""
+    from django.contrib.auth.models import Permission, User
+
+    permissions = list(Permission.objects.order_by("-pk")[:30])
+    for index in range(3):
+        user = User.objects.create(username=f"user {index}")
+        user.user_permissions.set(permissions[index * 5 : index * 5 + 20])
+    want = read(fresh(User), "user_permissions")
+    page = fresh(User)
+    load_together(page)
+    count, got = queries_of(lambda: read(page, "user_permissions"))
+    assert got == want
+    assert count == 1
+
+
 def test_an_unordered_relation_stays_one_query_per_object(books) -> None:
     page = fresh(Book)
     load_together(page)
