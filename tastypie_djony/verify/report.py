@@ -70,7 +70,9 @@ class ResourceSummary:
         return self.speed.model_ms if side == "ModelResource" else self.speed.djony_ms
 
     def by_kind(self) -> dict[str, tuple[float, float]]:
-        """Median milliseconds of each side per kind of request (list, detail, ...)."""
+        """Median milliseconds of each side per kind of request (list, detail, ...), of the
+        comparison's one answer to each request: the first, cold, never a speed figure
+        (those are the timed rounds': :func:`speedup_by_kind`)."""
         kinds: dict[str, list[Outcome]] = {}
         for outcome in self.outcomes:
             kinds.setdefault(request_kind(outcome.request, self.uri), []).append(outcome)
@@ -117,7 +119,11 @@ class ResourceSummary:
             "timing": self.speed.as_json() if self.speed is not None else None,
             "timed": self._timed_json(),
             "served_by": dict(self.served_by),
-            "median_ms_by_request": {
+            "speedup_by_kind": {
+                kind: {"speedup": round(speedup, 3), "requests": count}
+                for kind, (speedup, count) in sorted(speedup_by_kind([self]).items())
+            },
+            "first_answer_ms_by_kind": {
                 kind: dict(zip(SIDES, map(_round, times), strict=True))
                 for kind, times in sorted(self.by_kind().items())
             },

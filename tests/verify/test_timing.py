@@ -253,3 +253,8 @@ def test_the_summary_says_what_the_requests_cost_outside_the_resources_and_the_c
         {"path": "/api/r/1/", "speedup": 2.0, "ceiling": 4.0},
         {"path": "/api/r/", "speedup": 10.0, "ceiling": 40.0},
     ]
+    # Per resource, by kind, from the timed rounds (not the comparison's one answer each).
+    assert summaries[0].as_json()["speedup_by_kind"] == {
+        "detail": {"speedup": 2.0, "requests": 1},
+        "list": {"speedup": 10.0, "requests": 1},
+    }
