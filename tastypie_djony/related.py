@@ -218,13 +218,12 @@ class Relation:
         lookup = {str(key): key for key in owner_keys} if self.generic else None
         owners = self._owners_list().filter(**{f"{self.path}__in": owner_keys})
         sorted_by = sort_columns(owners.queryset)
-        if sorted_by is None and not unique_order(owners.queryset):
-            # Sorted by what the rows cannot show (a related model's column, an
-            # expression): ties the one query could give in another order go unseen.
+        if sorted_by is None:
+            # Sorted by what the rows cannot show and may tie in (a related model's
+            # column, an expression): ties the one query gives in its order go unseen.
             for owner in owner_keys:
                 result[owner] = self._one_owner_keys(owner, key_field)
             return result
-        sorted_by = sorted_by or []
         read = owners.values_list_rows([self.path, key_field, *sorted_by])
         found = [(lookup[str(row[0])] if lookup is not None else row[0], row) for row in read]
         for owner, row in found:

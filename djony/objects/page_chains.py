@@ -22,8 +22,8 @@ Only where the answer is provably the database's:
   related manager, a plain default manager, one column);
 * ordered by the related model's own columns (:func:`~djony.objects.ties.sort_columns`);
   an owner two of whose rows tie in them gets its own query's objects, in that query's
-  order (the page's query may give its ties in another); or ordered so that no two rows
-  can tie (:func:`~djony.objects.ties.unique_order`);
+  order (the page's query may give its ties in another); an order through a relation
+  that leaves no ties (``Permission``'s) has none to check;
 * the queryset's query left as ``select_related`` made it, an owner whose fetch mode is
   Django's default (Django 6.1's ``FETCH_ONE``);
 * while the connection read from, and the one the related model is written to, ran
@@ -47,7 +47,7 @@ from djony.bridge.writes import written
 from djony.meta.compat import fetches_one
 from djony.objects import page_gets
 from djony.objects.compiled import plain_queryset_class
-from djony.objects.ties import sort_columns, tied_objects, unique_order
+from djony.objects.ties import sort_columns, tied_objects
 
 
 def arm(queryset: models.QuerySet, owner: Any, name: str, page: Any) -> None:
@@ -126,8 +126,6 @@ def _page_objects(
     if count is None or key is None or not made.ordered or not fetches_one(owner):
         return None  # (Django 6.1's FETCH_PEERS and FETCH_RAISE owners: Django's own)
     columns = sort_columns(made)
-    if columns is None and unique_order(made):
-        columns = []  # no two rows can tie: the page's one query gives each owner's order
     if columns is None:
         return None
     chain_key = (info.cache_name, "select_related", fields, alias)

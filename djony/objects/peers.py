@@ -47,7 +47,7 @@ from django.db import models, router
 from djony.bridge.writes import written
 from djony.objects import forward, page_chains, page_gets, page_relations
 from djony.objects.relation_sql import kept_read, untouched
-from djony.objects.ties import sort_columns, tied_objects, unique_order
+from djony.objects.ties import sort_columns, tied_objects
 
 #: The attribute Django's related managers and ``prefetch_related`` keep their results in.
 CACHE = "_prefetched_objects_cache"
@@ -345,12 +345,10 @@ def _load_for_page(
     (:func:`~djony.objects.ties.sort_columns`) gets its own query's objects instead, in the
     order that query gives (the page's one query may give its ties in another); a relation
     sorted by what rows cannot show (an expression, a related model's column) is each
-    owner's own query, but where the page loads it in any order or no two rows can tie in
-    its order (:func:`~djony.objects.ties.unique_order`: ``Permission``'s)."""
+    owner's own query, but where the page loads it in any order (an order through a
+    relation that leaves no ties, ``Permission``'s, is no columns: one query)."""
     if queryset._result_cache is None:
         columns = sort_columns(queryset)
-        if columns is None and unique_order(queryset):
-            columns = []  # (no two rows can tie: the page's one query gives each its order)
         if columns is None and name not in page.any_order:
             page.refused.add(name)
             type(queryset)._fetch_all(queryset)  # Django's own query (and later ones)

@@ -21,8 +21,10 @@ from django.db.models.constants import LOOKUP_SEP
 def sort_columns(queryset: Any) -> list[str] | None:
     """The columns ``queryset``'s rows are sorted by, as ``values_list`` names them.
 
-    ``[]`` when no two rows can tie (no order, or an order by the key); ``None`` when
-    the order is not columns alone (an expression, ``?``, ``extra(order_by=...)``).
+    ``[]`` when no two rows can tie (no order, an order by the key, or an order through a
+    relation that :func:`unique_order` proves leaves no ties: ``Permission``'s); ``None``
+    when the order is not columns alone (an expression, ``?``, ``extra(order_by=...)``,
+    a related model's column that may tie).
     """
     # The ordering only: a related manager's queryset keeps its owner's condition pending
     # (``_deferred_filter``), which ``.query`` would apply and which orders nothing.
@@ -43,7 +45,8 @@ def sort_columns(queryset: Any) -> list[str] | None:
         if name in key_names:
             return []  # the key is unique: no two rows tie in an order naming it
         if LOOKUP_SEP in name or name not in plain:
-            return None  # a relation sorts by the related model's order; a joined column
+            # A relation sorts by the related model's order; a joined column.
+            return [] if unique_order(queryset) else None
         columns.append(name)
     return columns
 

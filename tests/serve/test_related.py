@@ -163,6 +163,7 @@ def test_related_keys_of_many_owners_in_an_order_through_a_relation_keep_each_ow
         (lambda: Author.objects.all(), []),
         (lambda: Book.objects.order_by(), []),
         (lambda: Book.objects.order_by("author__name"), None),
+        (lambda: Permission.objects.all(), []),  # through a relation, but never tied
         (lambda: Book.objects.order_by("author"), None),
         (lambda: Book.objects.order_by(Lower("title")), None),
         (lambda: Book.objects.order_by("?"), None),
@@ -174,6 +175,7 @@ def test_related_keys_of_many_owners_in_an_order_through_a_relation_keep_each_ow
         "key-ordering",
         "unordered",
         "joined",
+        "joined-unique",
         "relation",
         "expression",
         "random",
