@@ -23,7 +23,8 @@ whole surface it relies on, so djony's modules can move without it noticing.
   to-one keys loaded for a page, a page's Django instances that load a to-many
   relation for all of them on first use (:func:`load_together`), a page's to-many relation
   loaded as ``prefetch_related_objects`` loads it, by SQL kept per relation and page size
-  (:func:`load_page_relation`; a queryset's own ``prefetch_related`` so where it can,
+  (:func:`load_page_relation`; a django-sortedm2m relation's keys so,
+  :func:`sorted_relation_keys`; a queryset's own ``prefetch_related`` so where it can,
   :func:`prefetch_page`), which of a page's owners have related rows of equal sort
   values (:func:`sort_columns`, :func:`tied`) or none can have (:func:`unique_order`),
   SQL kept per query shape
@@ -62,6 +63,7 @@ from djony.objects.descriptor import EntityDescriptor
 from djony.objects.forget import forget_loads, kept_by
 from djony.objects.identity import is_django_instance, is_entity_object
 from djony.objects.kept import BoundedCache, register
+from djony.objects.manager_keys import related_keys as sorted_relation_keys
 from djony.objects.managers import class_attribute
 from djony.objects.page_relations import load as load_page_relation
 from djony.objects.page_relations import prefetch as prefetch_page
@@ -128,6 +130,7 @@ __all__ = [
     "register",
     "session_active",
     "shaped",
+    "sorted_relation_keys",
     "sort_columns",
     "tied",
     "track_peers",

@@ -35,6 +35,7 @@ from djony.serving import (
     pin_reads,
     plain_manager,
     sort_columns,
+    sorted_relation_keys,
     tied,
     unique_order,
 )
@@ -262,16 +263,20 @@ class Relation:
 
         The manager's prefetch query (Django's ``prefetch_related`` protocol) for
         stand-ins of the owners: its filters and its order (sortedm2m's position),
-        the rows read by Django.
+        the rows read by Django; a sortedm2m relation's by the SQL that query compiled to
+        once (:func:`~djony.serving.sorted_relation_keys`).
         """
         pk = self.model._meta.pk
         alias = pin_reads(self.model._default_manager.all()).db
+        attname = self.target._meta.pk.attname if key_field == "pk" else key_field
+        kept = sorted_relation_keys(self.model, self.attribute, list(result), alias, attname)
+        if kept is not None:  # sortedm2m's query, by the SQL it compiled to once
+            return kept
         stubs = [self.model.from_db(alias, [pk.attname], [key]) for key in result]
         # What prefetch_related asks (taggit's answer is its class-level manager's).
         prefetcher = get_prefetcher(stubs[0], self.attribute, self.attribute)[0]
         queryset, related_key, owner_key, *_ = prefetcher.get_prefetch_querysets(stubs)
         owners = {owner_key(stub): stub.pk for stub in stubs}
-        attname = self.target._meta.pk.attname if key_field == "pk" else key_field
         for related in queryset:
             result[owners[related_key(related)]].append(getattr(related, attname))
         return result

@@ -98,6 +98,24 @@ def plain_manager(model: type[models.Model], manager: Any = None) -> bool:
     )
 
 
+def bare_queryset(queryset: Any, model: type[models.Model]) -> bool:
+    """Whether ``queryset`` is what ``QuerySet(model)`` is: of Django's class or one that
+    only adds methods (:func:`plain_queryset_class`), with nothing filtered, ordered,
+    annotated, routed or hinted.  What a manager's own ``get_queryset`` gave, proved on
+    this call (wger's ``SubmissionManager`` returns ``SubmissionQuerySet(self.model)``)."""
+    if type(queryset) is not models.QuerySet and not plain_queryset_class(type(queryset)):
+        return False
+    if queryset.model is not model:
+        return False
+    fresh = models.QuerySet(model)
+    state, fresh_state = vars(queryset), vars(fresh)
+    return (
+        state.keys() == fresh_state.keys()
+        and all(state[name] == value for name, value in fresh_state.items() if name != "_query")
+        and vars(state["_query"]) == vars(fresh_state["_query"])
+    )
+
+
 def plain_queryset_class(kind: type) -> bool:
     """Whether ``kind`` behaves as Django's ``QuerySet`` in everything Django calls: it is
     ``QuerySet``, or a subclass that only adds methods of its own (wger's

@@ -54,6 +54,55 @@ class Workout(models.Model):
         return self.title
 
 
+class SubmissionQuerySet(models.QuerySet):
+    """wger's: a queryset class that only adds methods."""
+
+    def accepted(self):
+        return self.filter(accepted=True)
+
+
+class SubmissionManager(models.Manager):
+    """wger's: ``get_queryset`` of its own, returning everything (hints dropped)."""
+
+    def get_queryset(self):
+        return SubmissionQuerySet(self.model, using=self._db)
+
+
+class AcceptedManager(models.Manager):
+    """A default manager that leaves rows out: a related manager's query filters too."""
+
+    def get_queryset(self):
+        return super().get_queryset().filter(accepted=True)
+
+
+class Move(models.Model):
+    """A sortedm2m target behind wger's ``SubmissionManager``."""
+
+    name = models.CharField(max_length=50)
+    accepted = models.BooleanField(default=True)
+    objects = SubmissionManager()
+
+    class Meta:
+        ordering = ["name"]
+
+
+class Drill(models.Model):
+    """A sortedm2m target whose default manager filters."""
+
+    name = models.CharField(max_length=50)
+    accepted = models.BooleanField(default=True)
+    objects = AcceptedManager()
+    everything = models.Manager()
+
+
+class Routine(models.Model):
+    """Two sorted relations over managers of a project's own."""
+
+    title = models.CharField(max_length=50)
+    moves = SortedManyToManyField(Move, blank=True)
+    drills = SortedManyToManyField(Drill, blank=True)
+
+
 class WeightEntry(models.Model):
     owner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="weights")
     kg = models.DecimalField(max_digits=5, decimal_places=1)
