@@ -30,7 +30,11 @@ Only where the answer is provably the database's:
   nothing but ``SELECT`` since the rows were read (else they are read again).
 
 Anything else, and an instance loaded alone (a detail's: one query either way, whose
-objects are a page of their own), is Django's own query.
+objects are a page of their own), is Django's own query: where the chain is the related
+manager's own with ``select_related(...)`` alone, over Django's manager and a plain default
+manager, by the SQL it compiled to once per relation and joins, with the owner's key as
+its parameter (:func:`djony.objects.relation_sql.kept_read`; an unordered relation, wger's
+``meal.mealitem_set``, is each owner's own query on every page).
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from djony.bridge.writes import written
 from djony.meta.compat import fetches_one
 from djony.objects import page_gets
 from djony.objects.compiled import plain_queryset_class
+from djony.objects.relation_sql import kept_read, untouched
 from djony.objects.ties import sort_columns, tied_objects
 
 
@@ -66,8 +71,14 @@ def _select_related(
     queryset: models.QuerySet, owner: weakref.ref, info: Any, page: Any, *fields: Any
 ) -> models.QuerySet:
     """Django's ``queryset.select_related(*fields)``, evaluated for the page."""
+    # Where the page does not answer, the chain's own query by kept SQL: asked now, before
+    # the chain applies the manager's filter (djony.objects.relation_sql).
+    found = owner()
+    read = None
+    if found is not None and untouched(queryset):
+        read = kept_read(found, info.cache_name, queryset, fields)
     made = type(queryset).select_related(queryset, *fields)
-    evaluate = functools.partial(_evaluate, made, _shape(made), owner, info, page, fields)
+    evaluate = functools.partial(_evaluate, made, _shape(made), owner, info, page, fields, read)
     page_gets.set_method(made, "_fetch_all", evaluate)
     return made
 
@@ -89,15 +100,26 @@ def _shape(queryset: models.QuerySet) -> tuple:
 
 
 def _evaluate(
-    made: models.QuerySet, shape: tuple, owner: weakref.ref, info: Any, page: Any, fields: tuple
+    made: models.QuerySet,
+    shape: tuple,
+    owner: weakref.ref,
+    info: Any,
+    page: Any,
+    fields: tuple,
+    read: Any,
 ) -> None:
     """``made._fetch_all()``: the page's objects of its owner where they answer (a page of
-    their own with the other owners'), else Django's query (its objects a page)."""
+    their own with the other owners'), else Django's query (its objects a page), by the
+    SQL kept for it (``read``, :func:`~djony.objects.relation_sql.kept_read`) while
+    nothing changed it."""
     if made._result_cache is None:
         found = owner()
-        if found is not None and len(page.objects) > 1 and _shape(made) == shape:
+        unchanged = _shape(made) == shape
+        if found is not None and len(page.objects) > 1 and unchanged:
             made._result_cache = _page_objects(made, found, info, page, fields)
-        if made._result_cache is None:  # Django's query
+        if made._result_cache is None:  # the chain's own query, by its kept SQL if unchanged
+            if read is not None and unchanged:
+                made._result_cache = read()  # (None: the kept SQL does not serve this key)
             type(made)._fetch_all(made)
             if made._result_cache:
                 page.together(made._result_cache)

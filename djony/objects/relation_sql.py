@@ -27,19 +27,24 @@ from django.db.models.query import ModelIterable
 from djony.objects.compiled import KeptQueries, NotKeptForValue, OneValueQuery, plain_manager
 from djony.objects.kept import register
 
-#: (owner model, relation name, database, condition name, type of key) -> OneValueQuery/None.
+#: (owner model, relation name, database, condition name, type of key, a chained
+#: ``select_related``'s fields or ``None``) -> OneValueQuery/None.
 _KEPT = KeptQueries()
 register(
     "djony.objects.relation_sql._KEPT",
     "(the owner's model, the relation's cache name, the database, the related manager's "
-    "condition name, the type of the owner's key) -> its OneValueQuery or None: a related "
+    "condition name, the type of the owner's key, the fields of a select_related chained "
+    "on it) -> its OneValueQuery or None: a related "
     "manager of Django's builds the same query for every owner but for the owner's key, a "
     "parameter of the kept SQL (checked equal to the manager's own SQL when kept)",
-    "one per relation, database and type of key (DJONY_CACHE_SIZE entries at most)",
+    "one per relation, database, type of key and select_related the project's code chains "
+    "(DJONY_CACHE_SIZE entries at most)",
 )
 
 
-def kept_read(owner: models.Model, name: str, queryset: models.QuerySet) -> Any:
+def kept_read(
+    owner: models.Model, name: str, queryset: models.QuerySet, joined: tuple | None = None
+) -> Any:
     """What evaluates ``queryset`` (``owner``'s related manager's, unevaluated and unchanged)
     by the SQL kept for relation ``name``, or ``None`` (Django's own query).
 
@@ -47,7 +52,10 @@ def kept_read(owner: models.Model, name: str, queryset: models.QuerySet) -> Any:
     is evaluated, while nothing changed it (:func:`untouched`): what it answers evaluates
     a copy made now.  That answers the related objects, or ``None`` where Django's query
     decides this owner's key (a ``get()`` or ``count()`` answered otherwise,
-    :mod:`djony.objects.page_gets`, never asks).
+    :mod:`djony.objects.page_gets`, never asks).  ``joined``: the fields of a
+    ``queryset.select_related(*joined)`` chained on it (wger's
+    ``self.mealitem_set.select_related()``), asked before it is chained; what it answers
+    evaluates that chain's query, kept apart.
     """
     condition = _condition(queryset)
     if condition is None or queryset._iterable_class is not ModelIterable:
@@ -57,10 +65,10 @@ def kept_read(owner: models.Model, name: str, queryset: models.QuerySet) -> Any:
         return None
     field_name, value = condition
     alias = queryset.db
-    key = (type(owner), name, alias, field_name, type(value))
+    key = (type(owner), name, alias, field_name, type(value), joined)
     if key not in _KEPT:
         try:
-            _KEPT[key] = _compile(queryset, field_name, value, alias)
+            _KEPT[key] = _compile(queryset, field_name, value, alias, joined)
         except NotKeptForValue:
             return None  # this key compiles to no SQL: Django decides, the next one keeps
     compiled = _KEPT.get(key)
@@ -105,16 +113,23 @@ def _condition(queryset: models.QuerySet) -> tuple[str, Any] | None:
     return name, value
 
 
-def _compile(queryset: models.QuerySet, name: str, value: Any, alias: str) -> Any:
-    """The kept query for ``queryset``'s relation, or ``None`` when its SQL is not the
-    manager's (checked on this owner's own queryset, compiled on a copy)."""
+def _compile(
+    queryset: models.QuerySet, name: str, value: Any, alias: str, joined: tuple | None
+) -> Any:
+    """The kept query for ``queryset``'s relation (``select_related(*joined)`` chained on
+    it, unless ``None``), or ``None`` when its SQL is not the manager's (checked on this
+    owner's own queryset, compiled on a copy)."""
     target = queryset.model
+
+    def chained(made: models.QuerySet) -> models.QuerySet:
+        return made if joined is None else made.select_related(*joined)
+
     compiled = OneValueQuery.compile(
-        lambda: target._default_manager.db_manager(alias).all(), name, value, lambda qs: qs
+        lambda: target._default_manager.db_manager(alias).all(), name, value, chained
     )
     if compiled is None or compiled.alias != alias:
         return None
-    own = _with_query(queryset, queryset._query.clone(), filtered=False)
+    own = chained(_with_query(queryset, queryset._query.clone(), filtered=False))
     sql, params = own.query.get_compiler(alias).as_sql()  # applies the manager's filter
     if sql != compiled.sql or tuple(params) != compiled.params_for(value):
         return None

@@ -5,11 +5,13 @@ the same order, their joined objects, their owner, new objects every evaluation.
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from djony.bridge.writes import watching
 from djony.objects.peers import load_together
 from tests.djony.pages import authors_with_tied_books, page, queries
-from tests.testapp.models import Author, Book, Country, Publisher
+from tests.testapp.models import Author, Book, Country, Publisher, Review
 
 
 @pytest.fixture
@@ -158,3 +160,73 @@ def test_a_chain_ordered_through_a_relation_with_no_ties_reads_once(db):
     with watching():
         count, got = queries(lambda: walk(types))
     assert (count, got) == (1, want)
+
+
+@pytest.fixture
+def reviewed(shelves) -> list[Book]:
+    """Reviews (no order of their own) of most books, some by an author."""
+    authors = list(Author.objects.order_by("pk"))
+    books = list(Book.objects.order_by("pk"))
+    for n, book in enumerate(books[:-1]):
+        for k in range(n % 3 + 1):
+            reviewer = authors[(n + k) % len(authors)] if k % 2 == 0 else None
+            Review.objects.create(book=book, reviewer=reviewer, stars=k)
+    return books
+
+
+def reviews(book: Book) -> list[tuple]:
+    return [
+        (review.pk, review.stars, review.reviewer and review.reviewer.name, review.book is book)
+        for review in book.reviews.select_related("reviewer")
+    ]
+
+
+def test_an_unordered_chain_is_each_owner_s_own_query_by_sql_compiled_once(reviewed, monkeypatch):
+    """A relation with no order (a page's one query could give an owner's rows in another
+    order): each owner's own query, as on Django, the very statement Django runs, its SQL
+    compiled once for the relation and its joins, not per owner or per page."""
+    from django.db.models.sql.compiler import SQLCompiler
+
+    from djony.objects import relation_sql
+
+    fresh = list(Book.objects.order_by("pk"))
+    with CaptureQueriesContext(connection) as django_s:
+        want = [reviews(book) for book in fresh]
+    relation_sql._KEPT.clear()
+    books = page(Book)
+    with watching(), CaptureQueriesContext(connection) as ours:
+        got = [reviews(book) for book in books]
+    assert got == want
+    assert [q["sql"] for q in ours] == [q["sql"] for q in django_s]
+    kept = [key for key, entry in relation_sql._KEPT.items() if entry is not None]
+    assert kept == [(Book, "reviews", "default", "book", int, ("reviewer",))]
+    books = page(Book)
+    compiled = []
+    own = SQLCompiler.as_sql
+
+    def counted(self, *args, **kwargs):
+        compiled.append(self.query.model)
+        return own(self, *args, **kwargs)
+
+    monkeypatch.setattr(SQLCompiler, "as_sql", counted)
+    with watching():
+        count, again = queries(lambda: [reviews(book) for book in books])
+    assert (count, again, compiled) == (len(books), want, [])
+    monkeypatch.undo()
+    alone = page(Book)[:1]
+    load_together(alone)
+    monkeypatch.setattr(SQLCompiler, "as_sql", counted)
+    with watching():
+        assert queries(lambda: reviews(alone[0])) == (1, want[0])
+    assert compiled == []
+    relation_sql._KEPT.clear()
+
+
+def test_an_unordered_chain_changed_in_place_is_django_s(reviewed):
+    books = page(Book)
+    with watching():
+        chained = books[2].reviews.select_related("reviewer")
+        chained.query.add_ordering("-pk")
+        count, got = queries(lambda: [review.pk for review in chained])
+    assert count == 1
+    assert got == sorted(got, reverse=True) and len(got) > 1
