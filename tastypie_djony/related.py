@@ -30,10 +30,10 @@ from django.db import models
 from django.db.models.query import get_prefetcher
 
 from djony.serving import (
+    bare_manager,
     class_attribute,
     load_page_relation,
     pin_reads,
-    plain_manager,
     sort_columns,
     sorted_relation_keys,
     tied,
@@ -120,8 +120,8 @@ class Relation:
         #: The key of the owners' ``_prefetched_objects_cache`` (:meth:`prefetched`).
         self._cache_name: str | None = None
         #: The related rows' origin for a page's keys, kept so their SQL is kept per recipe
-        #: (the number of owners): only for Django's plain default manager, whose queryset
-        #: no request changes, and a relation that is not generic.
+        #: (the number of owners): only while the default manager gives Django's plain
+        #: queryset (:meth:`_plain`, asked on each read), and a relation that is not generic.
         self._origin: models.QuerySet | None = None
         #: Whether the related manager's order leaves no ties (:meth:`_one_owner_keys`):
         #: kept for Django's plain default manager (its order is ``Meta.ordering``), asked
@@ -242,7 +242,7 @@ class Relation:
         is then the same whatever the query selects).
         """
         wanted = self.target._meta.pk.attname if key_field == "pk" else key_field
-        if self._unique_order is None or not plain_manager(self.target):
+        if self._unique_order is None or not self._plain():
             self._unique_order = unique_order(self._related())
         if self._unique_order:
             return [row[0] for row in self._one_owner_rows(owner, [wanted])]
@@ -250,9 +250,15 @@ class Relation:
         index = columns.index(wanted)
         return [row[index] for row in self._one_owner_rows(owner, columns)]
 
+    def _plain(self) -> bool:
+        """Whether the related model's default manager gives Django's plain queryset on
+        this read (:func:`~djony.serving.bare_manager`: its own ``get_queryset`` may, as
+        wger's ``SubmissionManager`` does): then its SQL is the kept one."""
+        return bare_manager(self.target)
+
     def _owners_list(self) -> DjonyObjectList:
         """The related rows before the owners' filter (:meth:`_related`), as an object list."""
-        if self.generic or not plain_manager(self.target):
+        if self.generic or not self._plain():
             return DjonyObjectList(self._related())
         if self._origin is None:
             self._origin = self.target._default_manager.all()
@@ -285,12 +291,11 @@ class Relation:
         """The related manager's rows of ``columns`` for ``owner``.
 
         Its SQL is compiled once per database and columns (:mod:`tastypie_djony.onevalue`)
-        when the related model's default manager is Django's plain one
-        (:func:`~djony.objects.compiled.plain_manager`: its SQL cannot change between
-        requests) and the relation is not generic (its content type is a value read from
-        the database); ``owner`` stays a parameter.
+        when the related model's default manager gives Django's plain queryset on this
+        read (:meth:`_plain`: then its SQL is the kept one) and the relation is not generic
+        (its content type is a value read from the database); ``owner`` stays a parameter.
         """
-        if not self.generic and plain_manager(self.target):
+        if not self.generic and self._plain():
             object_list = DjonyObjectList(self.target._default_manager.all())
             found = self._compiled.query_for(
                 (object_list.db, tuple(columns)),

@@ -44,7 +44,7 @@ from tastypie_djony.resources import BUILT_ON_USE
 from tests.tenants import seed, testing
 from tests.tenants.current import CurrentTenant, set_tenant
 from tests.tenants.models import Tenant, TenantNote, TenantTag
-from tests.thirdparty import test_sorted_keys as sorted_keys_tests
+from tests.thirdparty import test_kept_relations as kept_relations_tests
 
 transactional_db = testing.db_fixture()
 pytestmark = pytest.mark.usefixtures("transactional_db")
@@ -700,7 +700,7 @@ KIND_TESTS = {
         test_a_page_s_related_gets_and_counts_are_kept_per_relation_and_size_never_per_owner
     ),
     "djony.objects.manager_keys._KEPT": (
-        sorted_keys_tests.test_the_statement_is_django_s_own_compiled_once_per_page_size
+        kept_relations_tests.test_the_statement_is_django_s_own_compiled_once_per_page_size
     ),
 }
 

@@ -98,6 +98,23 @@ def plain_manager(model: type[models.Model], manager: Any = None) -> bool:
     )
 
 
+def bare_manager(model: type[models.Model]) -> bool:
+    """Whether ``model._default_manager.all()`` gives, on this call, what Django's plain
+    manager gives: :func:`plain_manager`, or a manager whose ``get_queryset`` is its own
+    and returned a bare queryset now (:func:`bare_queryset`: wger's ``SubmissionManager``).
+    Unlike :func:`plain_manager`, a proof for this call only: ask it on every read."""
+    manager = model._default_manager
+    if plain_manager(model, manager):
+        return True
+    kind = type(manager)
+    return (
+        kind.all is models.Manager.all
+        and "all" not in vars(manager)
+        and not manager._hints
+        and bare_queryset(manager.all(), model)
+    )
+
+
 def bare_queryset(queryset: Any, model: type[models.Model]) -> bool:
     """Whether ``queryset`` is what ``QuerySet(model)`` is: of Django's class or one that
     only adds methods (:func:`plain_queryset_class`), with nothing filtered, ordered,

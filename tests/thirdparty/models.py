@@ -96,11 +96,13 @@ class Drill(models.Model):
 
 
 class Routine(models.Model):
-    """Two sorted relations over managers of a project's own."""
+    """Sorted and plain many-to-many relations over default managers of a project's own."""
 
     title = models.CharField(max_length=50)
     moves = SortedManyToManyField(Move, blank=True)
     drills = SortedManyToManyField(Drill, blank=True)
+    warmups = models.ManyToManyField(Move, blank=True, related_name="warmup_routines")
+    cooldowns = models.ManyToManyField(Drill, blank=True, related_name="cooldown_routines")
 
 
 class WeightEntry(models.Model):

@@ -1,6 +1,9 @@
-"""A django-sortedm2m relation's keys by the SQL its manager's query compiled to once
-(``djony.objects.manager_keys``): Django's own statement, each owner's keys in the
-manager's order, and the manager's own query wherever that is not proved."""
+"""Relations over managers that are not Django's plain ones, read by SQL compiled once
+where each read proves it the manager's: a django-sortedm2m relation's keys by the SQL its
+manager's prefetch compiled to (``djony.objects.manager_keys``), and a relation to a model
+whose default manager's own ``get_queryset`` gives a bare queryset (wger's
+``SubmissionManager``, ``djony.serving.bare_manager``); the manager's own query wherever
+that is not proved."""
 
 from __future__ import annotations
 
@@ -202,3 +205,57 @@ def test_a_bare_queryset_is_one_that_adds_nothing() -> None:
     hinted = Exercise.objects.all()
     hinted._add_hints(instance=Exercise(pk=1))
     assert not bare_queryset(hinted, Exercise)
+
+
+@pytest.fixture
+def warmed(routines):
+    moves = list(Move.objects.order_by("pk"))
+    drills = list(Drill.everything.order_by("pk"))
+    routines[0].warmups.set(moves)
+    routines[1].warmups.set(moves[:1])
+    routines[0].cooldowns.set(drills)
+    routines[2].cooldowns.set(drills[1:])
+    return routines
+
+
+def test_a_relation_to_a_model_whose_manager_gives_a_bare_queryset_compiles_once(
+    warmed, monkeypatch, django_assert_num_queries
+) -> None:
+    """Django's many-to-many to a model whose default manager's ``get_queryset`` is its own
+    (wger's ``SubmissionManager``): proved bare on each read, its keys read by SQL compiled
+    once, for one owner (a detail) and for a page; every move, as the manager gives them."""
+    from django.db.models.sql.compiler import SQLCompiler
+
+    expected = {r.pk: sorted(m.pk for m in r.warmups.all()) for r in warmed}
+    relation = Relation.find(Routine, "warmups")
+    keys = list(expected)
+    sort = lambda found: {owner: sorted(k) for owner, k in found.items()}  # noqa: E731
+    assert sort(relation.related_keys(keys)) == expected
+    assert sort(relation.related_keys(keys[:1])) == {keys[0]: expected[keys[0]]}
+    compiled = []
+    own = SQLCompiler.as_sql
+
+    def counted(self, *args, **kwargs):
+        compiled.append(self.query.model)
+        return own(self, *args, **kwargs)
+
+    monkeypatch.setattr(SQLCompiler, "as_sql", counted)
+    for owners in (keys, keys[:1], keys[1:2]):
+        with django_assert_num_queries(1):
+            found = relation.related_keys(owners)
+        assert sort(found) == {owner: expected[owner] for owner in owners}
+    assert compiled == []
+
+
+def test_a_relation_to_a_model_whose_manager_filters_is_its_manager_s(warmed) -> None:
+    """A default manager that leaves rows out: not bare, the relation's query is built as
+    Django builds it, the left-out drill missing for a detail and for a page."""
+    expected = {r.pk: sorted(d.pk for d in r.cooldowns.all()) for r in warmed}
+    assert Drill.everything.get(name="cone").pk not in sum(expected.values(), [])
+    relation = Relation.find(Routine, "cooldowns")
+    keys = list(expected)
+    for owners in (keys, keys[:1], keys[2:]):
+        found = relation.related_keys(owners)
+        assert {owner: sorted(k) for owner, k in found.items()} == {
+            owner: expected[owner] for owner in owners
+        }
