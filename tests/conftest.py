@@ -5,12 +5,16 @@ hooks, authorization, ``obj_get``, ``bundle.obj``) is an instance of exactly the
 model (``type(obj) is Model``), or, for a queryset whose iterable builds subclasses'
 instances (django-polymorphic, django-model-utils' ``select_subclasses``), of a subclass
 of it.  A violation fails the request that made it, so the test that sent it fails.
+
+:func:`compiles`: the queries Django compiled during a test, for the tests of what is
+compiled once.
 """
 
 from __future__ import annotations
 
 import pytest
 from django.db.models.query import ModelIterable
+from django.db.models.sql.compiler import SQLCompiler
 
 from tastypie_djony.objectlist import DjonyObjectList
 
@@ -38,3 +42,17 @@ def objects_are_model_instances(monkeypatch):
         return after_load(self)
 
     monkeypatch.setattr(DjonyObjectList, "_after_load", checked)
+
+
+@pytest.fixture
+def compiles(monkeypatch):
+    """The model of each query Django compiled (``SQLCompiler.as_sql``), in order."""
+    calls = []
+    original = SQLCompiler.as_sql
+
+    def counted(self, *args, **kwargs):
+        calls.append(self.query.model)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SQLCompiler, "as_sql", counted)
+    return calls

@@ -35,16 +35,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connections, models, router
 from django.db.models.expressions import Col
 from django.db.models.query import ModelIterable, get_prefetcher
 
 from djony.objects.compiled import KeptQueries, KeptSQL, bare_queryset
-from djony.objects.independent import request_independent
 from djony.objects.kept import register
 from djony.objects.managers import class_attribute
 from djony.objects.page_gets import INTEGER_TYPES
+from djony.objects.page_rows import over_keys
 
 #: (owner model, attribute, database, number of owners, key column) -> KeptKeys or None.
 _KEPT = KeptQueries()
@@ -202,13 +201,10 @@ def _compile(
         or not related_key.__qualname__.startswith(DJANGO_MANAGER[1])
     ):
         return None
-    compiler = query.get_compiler(read_alias)
-    try:
-        sql, params = compiler.as_sql()
-    except (EmptyResultSet, FullResultSet):
+    compiled = over_keys(query, read_alias, owner_keys)
+    if compiled is None:
         return None
-    if tuple(params) != tuple(owner_keys) or not request_independent(query, compiler):
-        return None
+    compiler, sql = compiled
     (owner_name,) = query.extra_select
     owner_at = compiler.annotation_col_map[owner_name]
     key_at = next(
@@ -223,5 +219,5 @@ def _compile(
     if key_at is None:
         return None
     return KeptKeys(
-        query, sql, tuple(params), read_alias, compiler, owner_at=owner_at, key_at=key_at
+        query, sql, tuple(owner_keys), read_alias, compiler, owner_at=owner_at, key_at=key_at
     )

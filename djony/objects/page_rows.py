@@ -86,6 +86,16 @@ def _compile(queryset: models.QuerySet, keys: list, alias: str) -> RowsQuery | N
         != [*query.extra_select, *query.values_select, *query.annotation_select]
     ):
         return None  # no values_list, or one whose columns Django's iterable reorders
+    compiled = over_keys(query, alias, keys)
+    if compiled is None:
+        return None
+    compiler, sql = compiled
+    return RowsQuery(query, sql, tuple(keys), alias, compiler)
+
+
+def over_keys(query: Any, alias: str, keys: list) -> tuple[Any, str] | None:
+    """``query`` compiled on ``alias`` (its compiler and SQL) when its parameters are
+    ``keys`` alone, in order, and nothing of it may change between requests, else ``None``."""
     compiler = query.get_compiler(alias)
     try:
         sql, params = compiler.as_sql()
@@ -93,4 +103,4 @@ def _compile(queryset: models.QuerySet, keys: list, alias: str) -> RowsQuery | N
         return None
     if tuple(params) != tuple(keys) or not request_independent(query, compiler):
         return None
-    return RowsQuery(query, sql, tuple(params), alias, compiler)
+    return compiler, sql

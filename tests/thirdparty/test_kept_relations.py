@@ -219,32 +219,23 @@ def warmed(routines):
 
 
 def test_a_relation_to_a_model_whose_manager_gives_a_bare_queryset_compiles_once(
-    warmed, monkeypatch, django_assert_num_queries
+    warmed, compiles, django_assert_num_queries
 ) -> None:
     """Django's many-to-many to a model whose default manager's ``get_queryset`` is its own
     (wger's ``SubmissionManager``): proved bare on each read, its keys read by SQL compiled
     once, for one owner (a detail) and for a page; every move, as the manager gives them."""
-    from django.db.models.sql.compiler import SQLCompiler
-
     expected = {r.pk: sorted(m.pk for m in r.warmups.all()) for r in warmed}
     relation = Relation.find(Routine, "warmups")
     keys = list(expected)
     sort = lambda found: {owner: sorted(k) for owner, k in found.items()}  # noqa: E731
     assert sort(relation.related_keys(keys)) == expected
     assert sort(relation.related_keys(keys[:1])) == {keys[0]: expected[keys[0]]}
-    compiled = []
-    own = SQLCompiler.as_sql
-
-    def counted(self, *args, **kwargs):
-        compiled.append(self.query.model)
-        return own(self, *args, **kwargs)
-
-    monkeypatch.setattr(SQLCompiler, "as_sql", counted)
+    compiles.clear()
     for owners in (keys, keys[:1], keys[1:2]):
         with django_assert_num_queries(1):
             found = relation.related_keys(owners)
         assert sort(found) == {owner: expected[owner] for owner in owners}
-    assert compiled == []
+    assert compiles == []
 
 
 def test_a_relation_to_a_model_whose_manager_filters_is_its_manager_s(warmed) -> None:
