@@ -78,6 +78,8 @@ def _select_related(
     if found is not None and untouched(queryset):
         read = kept_read(found, info.cache_name, queryset, fields)
     made = type(queryset).select_related(queryset, *fields)
+    if read is not None and read.joins != made.query.select_related:
+        read = None  # the kept query's joins are not the ones Django's call made
     evaluate = functools.partial(_evaluate, made, _shape(made), owner, info, page, fields, read)
     page_gets.set_method(made, "_fetch_all", evaluate)
     return made

@@ -217,3 +217,22 @@ def test_an_unordered_chain_changed_in_place_is_django_s(reviewed):
         count, got = queries(lambda: [review.pk for review in chained])
     assert count == 1
     assert got == sorted(got, reverse=True) and len(got) > 1
+
+
+@pytest.mark.parametrize("fields", [(), ("reviewer",), ("book__author", "reviewer")])
+def test_kept_joins_are_the_ones_select_related_sets(db, fields):
+    """The kept chain's joins are set as ``select_related(*fields)`` sets them, without
+    calling it (Django 6.1 warns the project's own ``select_related()`` alone)."""
+    import warnings
+
+    from djony.objects.relation_sql import with_joins
+
+    queryset = Review.objects.filter(stars=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a deprecation of Django 6.1 for fields == ()
+        expected = queryset.select_related(*fields)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        made = with_joins(queryset, fields)
+    assert made.query.select_related == expected.query.select_related
+    assert str(made.query) == str(expected.query)

@@ -195,7 +195,7 @@ def test_a_bare_queryset_is_one_that_adds_nothing() -> None:
         Exercise.objects.filter(name="squat"),
         Exercise.objects.order_by("pk"),
         Exercise.objects.using("default"),
-        Exercise.objects.select_related(),
+        Exercise.objects.distinct(),
         Exercise.objects.defer("name"),
         Exercise.objects.extra(select={"one": "1"}),
         Exercise.objects.all()[:3],
