@@ -242,13 +242,14 @@ class Relation:
         is then the same whatever the query selects).
         """
         wanted = self.target._meta.pk.attname if key_field == "pk" else key_field
-        if self._unique_order is None or not self._plain():
+        plain = self._plain()
+        if self._unique_order is None or not plain:
             self._unique_order = unique_order(self._related())
         if self._unique_order:
-            return [row[0] for row in self._one_owner_rows(owner, [wanted])]
+            return [row[0] for row in self._one_owner_rows(owner, [wanted], plain)]
         columns = [field.attname for field in self.target._meta.concrete_fields]
         index = columns.index(wanted)
-        return [row[index] for row in self._one_owner_rows(owner, columns)]
+        return [row[index] for row in self._one_owner_rows(owner, columns, plain)]
 
     def _plain(self) -> bool:
         """Whether the related model's default manager gives Django's plain queryset on
@@ -287,15 +288,16 @@ class Relation:
             result[owners[related_key(related)]].append(getattr(related, attname))
         return result
 
-    def _one_owner_rows(self, owner: Any, columns: list[str]) -> list[tuple]:
+    def _one_owner_rows(self, owner: Any, columns: list[str], plain: bool) -> list[tuple]:
         """The related manager's rows of ``columns`` for ``owner``.
 
         Its SQL is compiled once per database and columns (:mod:`tastypie_djony.onevalue`)
         when the related model's default manager gives Django's plain queryset on this
-        read (:meth:`_plain`: then its SQL is the kept one) and the relation is not generic
-        (its content type is a value read from the database); ``owner`` stays a parameter.
+        read (``plain``, :meth:`_plain`: then its SQL is the kept one) and the relation is
+        not generic (its content type is a value read from the database); ``owner`` stays
+        a parameter.
         """
-        if not self.generic and self._plain():
+        if not self.generic and plain:
             object_list = DjonyObjectList(self.target._default_manager.all())
             found = self._compiled.query_for(
                 (object_list.db, tuple(columns)),

@@ -120,9 +120,7 @@ def bare_queryset(queryset: Any, model: type[models.Model]) -> bool:
     only adds methods (:func:`plain_queryset_class`), with nothing filtered, ordered,
     annotated, routed or hinted.  What a manager's own ``get_queryset`` gave, proved on
     this call (wger's ``SubmissionManager`` returns ``SubmissionQuerySet(self.model)``)."""
-    if type(queryset) is not models.QuerySet and not plain_queryset_class(type(queryset)):
-        return False
-    if queryset.model is not model:
+    if not plain_queryset_class(type(queryset)) or queryset.model is not model:
         return False
     fresh = models.QuerySet(model)
     state, fresh_state = vars(queryset), vars(fresh)

@@ -48,10 +48,10 @@ def kept_read(
     """What evaluates ``queryset`` (``owner``'s related manager's, unevaluated and unchanged)
     by the SQL kept for relation ``name``, or ``None`` (Django's own query).
 
-    Compiles and checks the SQL the first time (for this owner).  Asked when ``queryset``
-    is evaluated, while nothing changed it (:func:`untouched`): what it answers evaluates
-    a copy made now.  That answers the related objects, or ``None`` where Django's query
-    decides this owner's key (a ``get()`` or ``count()`` answered otherwise,
+    Compiles and checks the SQL the first time (for this owner).  Asked while nothing
+    changed ``queryset`` (:func:`untouched`): what it answers evaluates a copy of it over
+    the kept query, made when it runs.  That answers the related objects, or ``None``
+    where Django's query decides this owner's key (a ``get()`` or ``count()`` answered otherwise,
     :mod:`djony.objects.page_gets`, never asks).  ``joined``: the fields of a
     ``queryset.select_related(*joined)`` chained on it (wger's
     ``self.mealitem_set.select_related()``), asked before it is chained; what it answers
@@ -74,11 +74,13 @@ def kept_read(
     compiled = _KEPT.get(key)
     if compiled is None:
         return None
-    kept = _with_query(queryset, copy.copy(compiled.query), filtered=True)
 
     def read() -> list[Any] | None:
         params = compiled.params_for(value)
-        return None if params is None else compiled.objects(kept, params)
+        if params is None:
+            return None
+        kept = _with_query(queryset, copy.copy(compiled.query), filtered=True)
+        return compiled.objects(kept, params)
 
     read.joins = compiled.query.select_related  # type: ignore[attr-defined]
     return read
