@@ -2,7 +2,8 @@
 
 An object list compiles the client's filters with Django and runs them on the
 database: an unknown lookup or path, a value Django's lookup refuses when it compiles
-(``isnull=maybe``, a one-value ``range``), a lookup the backend lacks, or a value the
+(``isnull=maybe``, a one-value ``range``), a lookup the backend lacks (or registered for another backend, such as
+``django.contrib.postgres``'s ``contained_by`` on SQLite), or a value the
 database refuses (a NUL byte, a regular expression it cannot compile, a value out of
 range) is the client's, a 400 with the reason's first line (never the SQL, whose text
 names tables).  :func:`lookup_errors_as_bad_request` for ``filter()``/``exclude()``,
@@ -66,6 +67,11 @@ def as_sql(compiler: Any) -> tuple[str, tuple]:
     except COMPILE_ERRORS as exc:
         # The same, or a lookup this database lacks (JSON contains on SQLite).
         raise BadRequest(f"Invalid filter: {_first_line(exc)}") from None
+    except NotImplementedError:
+        # A lookup registered for another database that this one cannot compile
+        # (django.contrib.postgres's range lookups on SQLite or MariaDB): Django's
+        # message names only the expression class, so say what it means.
+        raise BadRequest("Invalid filter: a lookup this database does not support") from None
 
 
 class InvalidFilterValue(BadRequest, ValueError):

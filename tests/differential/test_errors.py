@@ -140,6 +140,10 @@ KNOWN_MODELRESOURCE_500 = [
         modelresource_500="JSON contains: unsupported",
         backends=(S,),
     ),
+    Case(
+        "book/?id__contained_by=34",
+        modelresource_500="django.contrib.postgres's range lookup: not a range, or not this database's",
+    ),
     Case("alltypes/?span=bogus", modelresource_500="a Duration that does not parse"),
     Case(
         "alltypes/?ip=notanip",
