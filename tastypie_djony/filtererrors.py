@@ -2,8 +2,8 @@
 
 An object list compiles the client's filters with Django and runs them on the
 database: an unknown lookup or path, a value Django's lookup refuses when it compiles
-(``isnull=maybe``, a one-value ``range``), a lookup the backend lacks (or registered for another backend, such as
-``django.contrib.postgres``'s ``contained_by`` on SQLite), or a value the
+(``isnull=maybe``, a one-value ``range``), a lookup the backend lacks (or one registered
+for another, ``django.contrib.postgres``'s ``contained_by`` on SQLite), or a value the
 database refuses (a NUL byte, a regular expression it cannot compile, a value out of
 range) is the client's, a 400 with the reason's first line (never the SQL, whose text
 names tables).  :func:`lookup_errors_as_bad_request` for ``filter()``/``exclude()``,

@@ -142,7 +142,7 @@ KNOWN_MODELRESOURCE_500 = [
     ),
     Case(
         "book/?id__contained_by=34",
-        modelresource_500="django.contrib.postgres's range lookup: not a range, or not this database's",
+        modelresource_500="a range lookup of django.contrib.postgres: not a range, or no such SQL",
     ),
     Case("alltypes/?span=bogus", modelresource_500="a Duration that does not parse"),
     Case(

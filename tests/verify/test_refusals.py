@@ -5,6 +5,8 @@ a run that read nothing fails with the reason."""
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 from django.urls import include, path
 from tastypie.api import Api
@@ -13,7 +15,7 @@ from tastypie.constants import ALL
 from tastypie.resources import ModelResource
 
 from tastypie_djony.resources import DjonyResource
-from tastypie_djony.verify import verdict
+from tastypie_djony.verify import timing, verdict
 from tastypie_djony.verify.differences import Answer
 from tastypie_djony.verify.generation import Request
 from tastypie_djony.verify.refusals import not_readable
@@ -95,8 +97,18 @@ def test_a_post_only_resource_is_not_readable_passes_and_is_not_timed(rows):
     assert run.out.splitlines()[-1] == "Every answer is the same on both bases."
 
 
-def test_a_resource_that_refuses_list_gets_only_is_timed_on_its_details(rows):
+def test_a_resource_that_refuses_list_gets_only_is_timed_on_its_details(rows, monkeypatch):
+    frozen_while_timed = []
+    time_requests = timing.time_requests
+
+    def watched(*args, **kwargs):
+        frozen_while_timed.append(gc.get_freeze_count())
+        return time_requests(*args, **kwargs)
+
+    monkeypatch.setattr(timing, "time_requests", watched)
     run = verify("--resource", "/api/posts/inbox/", "--rounds", "5", "--timing-seconds", "60")
+    assert len(frozen_while_timed) == 1 and frozen_while_timed[0] > 0  # (timing.frozen_heap)
+    assert gc.get_freeze_count() == 0
     assert run.code == 0, run.out
     assert run.report["not_readable"] == [
         "/api/posts/inbox/: GET of a list answers 405 on both sides (Allow: POST)"

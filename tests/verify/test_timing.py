@@ -7,12 +7,14 @@ DjonyResource was slower in nine rounds of ten; the summary is the median over r
 
 from __future__ import annotations
 
+import gc
 import itertools
 import time
 
 from tastypie_djony.verify.timing import (
     MIN_ROUNDS,
     Speed,
+    frozen_heap,
     median_ceiling,
     median_speedup,
     time_requests,
@@ -258,3 +260,35 @@ def test_the_summary_says_what_the_requests_cost_outside_the_resources_and_the_c
         "detail": {"speedup": 2.0, "requests": 1},
         "list": {"speedup": 10.0, "requests": 1},
     }
+
+
+class _Cycle:
+    """An object in a reference cycle: only the collector frees it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_the_heap_is_frozen_for_the_rounds_and_given_back_after() -> None:
+    before = _Cycle()
+    assert gc.get_freeze_count() == 0
+    with frozen_heap():
+        assert gc.get_freeze_count() > 0  # what lived before the rounds: not walked
+        made = _Cycle()
+        assert gc.is_tracked(made) and gc.is_tracked(before)
+        del made
+        assert gc.collect() >= 1  # what the rounds leave is still collected
+    assert gc.get_freeze_count() == 0
+    del before
+    assert gc.collect() >= 1  # and what lived before is collectable again
+
+
+def test_a_heap_the_process_froze_itself_is_left_frozen() -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with frozen_heap():
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen  # not given back: the process froze it
+    finally:
+        gc.unfreeze()

@@ -445,7 +445,9 @@ class Command(BaseCommand):
             return runner.send(side, request)[0].seconds
 
         deadline = time.monotonic() + options["timing_seconds"]
-        for uri, speed in timing.time_requests(send, chosen, options["rounds"], deadline).items():
+        with timing.frozen_heap():
+            speeds = timing.time_requests(send, chosen, options["rounds"], deadline)
+        for uri, speed in speeds.items():
             summaries[uri].speed = speed
 
     def _logged(self, targets: list, options: dict[str, Any]) -> list[list[generation.Request]]:
