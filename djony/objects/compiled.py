@@ -115,6 +115,61 @@ def bare_manager(model: type[models.Model]) -> bool:
     )
 
 
+def own_queryset_manager(model: type[models.Model]) -> bool:
+    """Whether ``model``'s default manager is one :func:`bare_manager` may prove bare on a
+    call: Django's ``all()``, no hints, and a ``get_queryset`` of its own (wger's
+    ``SubmissionManager``, a tenant manager; what it gives is only known when asked)."""
+    manager = model._default_manager
+    kind = type(manager)
+    return (
+        kind.get_queryset is not models.Manager.get_queryset
+        and kind.all is models.Manager.all
+        and "all" not in vars(manager)
+        and not manager._hints
+    )
+
+
+#: What Django's related managers set on the queryset the related model's default
+#: manager gave (``_apply_rel_filters``): the owner as a hint and as the known related
+#: object, the manager's database, and the owner's filter, deferred.
+_RELATED_STATE = frozenset(
+    {"_hints", "_db", "_deferred_filter", "_defer_next_filter", "_known_related_objects"}
+)
+
+
+def bare_related_queryset(queryset: Any, model: type[models.Model]) -> bool:
+    """Whether ``queryset``, a related manager's, is a bare queryset of ``model``
+    (:func:`bare_queryset`) with only what the related manager adds (``_RELATED_STATE``;
+    its owner's filter still deferred: nothing read ``.query``), the owner its only hint.
+    What the manager's own ``get_queryset`` gave on this call: ask it on every read.
+    Methods set on the instance (djony's page readers: :func:`djony.objects.page_gets.arm`)
+    are the caller's to judge."""
+    if (
+        not plain_queryset_class(type(queryset))
+        or queryset.model is not model
+        or queryset._deferred_filter is None
+        or set(queryset._hints) - {"instance"}
+    ):
+        return False
+    state, fresh_state = vars(queryset), vars(models.QuerySet(model))
+    if not state.keys() >= fresh_state.keys() or any(
+        state[name] != value
+        for name, value in fresh_state.items()
+        if name != "_query" and name not in _RELATED_STATE
+    ):
+        return False
+    return _query_state(state["_query"]) == _query_state(fresh_state["_query"])
+
+
+def _query_state(query: Any) -> dict[str, Any]:
+    """What a related manager's query holds to compare with a fresh one: its attributes
+    but the caches a clone made of what they hold (``_annotation_select_cache``) and the
+    sticky mark of a many-to-many manager's filter."""
+    state = {name: value for name, value in vars(query).items() if not name.endswith("_cache")}
+    state["filter_is_sticky"] = False
+    return state
+
+
 def bare_queryset(queryset: Any, model: type[models.Model]) -> bool:
     """Whether ``queryset`` is what ``QuerySet(model)`` is: of Django's class or one that
     only adds methods (:func:`plain_queryset_class`), with nothing filtered, ordered,

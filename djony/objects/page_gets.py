@@ -22,7 +22,12 @@ Only where the answer is provably the database's:
   many-to-many relation either way whose join table's column of the owner holds its
   primary key (``count()``, ``exists()``), through Django's own related manager, whose
   model's default manager is Django's plain one (:func:`~djony.objects.compiled.plain_manager`:
-  no filtering, no tenant scoping) and whose queryset nobody changed;
+  no filtering, no tenant scoping), or one with a ``get_queryset`` of its own that gave a
+  bare queryset on this call, both the related manager's and the default manager's
+  (:func:`~djony.objects.compiled.bare_related_queryset`,
+  :func:`~djony.objects.compiled.bare_manager`: the pre-``as_manager()`` idiom, wger's
+  ``SubmissionManager``; a tenant manager's filter is seen), and whose queryset nobody
+  changed;
 * for ``get()``, keyword conditions only, each an ``exact`` of one of the model's own
   concrete columns (``pk`` too) with a value Django's field prepares without error: an
   integer, a boolean, or a string (not on MySQL/MariaDB, whose usual collations compare
@@ -51,7 +56,13 @@ from django.db.models.query import MAX_GET_RESULTS
 from djony.bridge.writes import written
 from djony.meta.compat import instance_builder, track_peers
 from djony.objects import page_rows
-from djony.objects.compiled import plain_manager, plain_queryset_class
+from djony.objects.compiled import (
+    bare_manager,
+    bare_related_queryset,
+    own_queryset_manager,
+    plain_manager,
+    plain_queryset_class,
+)
 from djony.objects.page_relations import DJANGO_MANAGERS
 
 #: Internal types of integers, whose values Python compares as every database does.
@@ -88,6 +99,7 @@ class Relation:
         "key",
         "owner_path",
         "written_model",
+        "plain",
         "attnames",
         "columns",
     )
@@ -108,6 +120,9 @@ class Relation:
         self.owner_path = rel.field.attname
         #: The model whose table a write to the relation changes (what a router routes).
         self.written_model = self.model
+        #: Whether the related model's default manager is Django's plain one (else its own
+        #: ``get_queryset`` is proved bare on each read: :meth:`PageRead._alias`).
+        self.plain = plain_manager(self.model)
         #: The related model's concrete columns, as its queryset selects them.
         self.attnames = [field.attname for field in self.model._meta.concrete_fields]
         #: Each concrete column but a relation's: its field and place in a row (``pk`` too).
@@ -124,13 +139,14 @@ class ManyRelation:
     """A many-to-many relation (either way) whose ``count()`` and ``exists()`` a page may
     answer: the related rows joined to the owner's through the join table."""
 
-    __slots__ = ("model", "cache_name", "accessor", "key", "owner_path", "written_model")
+    __slots__ = ("model", "cache_name", "accessor", "key", "owner_path", "written_model", "plain")
 
     readers: tuple[type, ...] = ()
 
     def __init__(self, field: models.ManyToManyField, reverse: bool, accessor: str) -> None:
         #: The related model (whose default manager's rows are counted).
         self.model = field.model if reverse else field.remote_field.model
+        self.plain = plain_manager(self.model)
         self.cache_name = field.related_query_name() if reverse else field.name
         self.accessor = accessor
         owner = field.remote_field.model if reverse else field.model
@@ -148,7 +164,7 @@ def relation(owner: type[models.Model], cache_name: str) -> Relation | ManyRelat
         if not rel.one_to_many or rel.field.remote_field.cache_name != cache_name:
             continue
         field = rel.field
-        if len(field.foreign_related_fields) != 1 or not plain_manager(rel.related_model):
+        if len(field.foreign_related_fields) != 1 or not _managed(rel.related_model):
             return None
         if not _djangos_manager(getattr(owner, rel.get_accessor_name(), None)):
             return None
@@ -179,11 +195,17 @@ def _many_relation(owner: type[models.Model], cache_name: str) -> ManyRelation |
     if (
         len(fk.foreign_related_fields) != 1
         or fk.target_field.attname != owner._meta.pk.attname
-        or not plain_manager(target)
+        or not _managed(target)
         or target._meta.parents
     ):
         return None
     return ManyRelation(field, reverse, accessor)
+
+
+def _managed(model: type[models.Model]) -> bool:
+    """Whether ``model``'s default manager may give the relation's rows: Django's plain one,
+    or one whose own ``get_queryset`` is proved bare on each read."""
+    return plain_manager(model) or own_queryset_manager(model)
 
 
 def _djangos_manager(descriptor: Any) -> bool:
@@ -280,12 +302,18 @@ class PageRead:
     def _alias(self) -> tuple[str, int] | None:
         """The database the queryset reads from and the writes seen so far there and on
         the one the related model is written to (a router's primary: its rows change
-        there); ``None`` where the page's reads cannot answer: outside a watched read, or
-        a queryset someone changed (its filter is no longer the manager's deferred one:
-        something read ``.query``)."""
+        there); ``None`` where the page's reads cannot answer: outside a watched read, a
+        queryset someone changed (its filter is no longer the manager's deferred one:
+        something read ``.query``), or a default manager of the project's whose
+        ``get_queryset`` did not give a bare queryset on this call."""
         queryset = self.queryset
         if queryset._deferred_filter is None:
             return None
+        model = self.relation.model
+        if not self.relation.plain and not (
+            bare_related_queryset(queryset, model) and bare_manager(model)
+        ):
+            return None  # the manager's get_queryset added something on this call
         alias = queryset.db
         written_model = self.relation.written_model
         count = written(alias, router.db_for_write(written_model, instance=self.owner))

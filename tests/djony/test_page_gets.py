@@ -330,8 +330,9 @@ def test_a_relation_qualifies_only_through_django_s_plain_managers():
     assert page_gets.relation(Author, "friends") is None  # to itself: Django's per object
     assert page_gets.relation(Author, "follows") is None
     assert page_gets.relation(Author, "nothing") is None
-    # a default manager scoping by the request's tenant: each owner's get() is Django's
-    assert page_gets.relation(Tenant, "notes") is None
+    # a default manager of the project's (one scoping by the request's tenant): proved
+    # bare on each call, else Django's (test_a_filtering_default_manager_s_relation_is_django_s)
+    assert page_gets.relation(Tenant, "notes").plain is False
 
 
 def test_a_key_to_another_column_groups_the_rows_by_it(db):
@@ -363,10 +364,13 @@ def test_a_filtering_default_manager_s_relation_is_django_s(db):
         Animal.everyone.create(
             name=f"a{number}", number=number, slug=f"a{number}", alive=alive, keeper=keeper
         )
-    assert page_gets.relation(Caretaker, "animal_set") is None
+    assert page_gets.relation(Caretaker, "animal_set").plain is False
     objects = list(Caretaker.objects.all())
     load_together(objects)
     with watching():
-        assert objects[0].animal_set.get(number=1).name == "a1"
+        count, name = queries(lambda: objects[0].animal_set.get(number=1).name)
+        assert (count, name) == (1, "a1")
         with pytest.raises(Animal.DoesNotExist):
             objects[0].animal_set.get(number=2)
+        assert queries(lambda: objects[0].animal_set.count()) == (1, 1)  # Django's, each call
+        assert queries(lambda: objects[0].animal_set.count()) == (1, 1)

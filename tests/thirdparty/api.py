@@ -20,6 +20,7 @@ from tastypie.resources import ModelResource
 
 from tastypie_djony.resources import DjonyResource
 from tests.thirdparty.models import (
+    HIDING_UNACCEPTED,
     Address,
     Category,
     Exercise,
@@ -28,6 +29,7 @@ from tests.thirdparty.models import (
     Post,
     Product,
     Project,
+    Routine,
     WeightEntry,
     Workout,
 )
@@ -150,6 +152,38 @@ def build(base: type) -> list[type]:
         def dehydrate(self, bundle):
             bundle.data["names"] = [str(e) for e in bundle.obj.exercises.all()]
             bundle.data["count"] = bundle.obj.exercises.count()
+            return bundle
+
+    class DrillResource(base):
+        """Routines whose hooks look repetitions up with a model method (``self.reps.get``)
+        and count relations behind managers of the project's own; anonymous requests
+        hide what was not accepted (the managers' per-request scope, set in ``dispatch``)."""
+
+        class Meta:
+            queryset = Routine.objects.all()
+            resource_name = "drill"
+            ordering = ["title"]
+            filtering = {"title": ALL}
+
+        def dispatch(self, request_type, request, **kwargs):
+            token = HIDING_UNACCEPTED.set(not request.user.is_authenticated)
+            try:
+                return super().dispatch(request_type, request, **kwargs)
+            finally:
+                HIDING_UNACCEPTED.reset(token)
+
+        def dehydrate(self, bundle):
+            routine = bundle.obj
+            for kind in ("squat", "lunge"):
+                try:
+                    bundle.data[kind] = routine.reps_of(kind).count
+                except routine.reps.model.DoesNotExist:
+                    bundle.data[kind] = None
+                except routine.reps.model.MultipleObjectsReturned:
+                    bundle.data[kind] = "several"
+            bundle.data["reps"] = routine.reps.count()
+            bundle.data["warm"] = routine.warmups.exists()
+            bundle.data["cool"] = routine.cooldowns.count()
             return bundle
 
     class CategoryResource(base):
@@ -290,6 +324,7 @@ def build(base: type) -> list[type]:
         TagResource,
         TaggedResource,
         RoutineResource,
+        DrillResource,
         WorkoutResource,
         CategoryResource,
         ProjectResource,

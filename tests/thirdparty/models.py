@@ -4,6 +4,8 @@ Written the way projects write them: model methods that query other models with
 ``self``, a ``save()`` with logic, default managers of the third-party app.
 """
 
+import contextvars
+
 from django.contrib.auth.models import User
 from django.db import models
 from django_countries.fields import CountryField
@@ -103,6 +105,37 @@ class Routine(models.Model):
     drills = SortedManyToManyField(Drill, blank=True)
     warmups = models.ManyToManyField(Move, blank=True, related_name="warmup_routines")
     cooldowns = models.ManyToManyField(Drill, blank=True, related_name="cooldown_routines")
+
+    def reps_of(self, kind):
+        """The routine's repetitions of ``kind``: a related ``get()`` with ``self``."""
+        return self.reps.get(kind=kind)
+
+
+#: Whether the request being served hides what was not accepted (a per-request scope).
+HIDING_UNACCEPTED = contextvars.ContextVar("hiding_unaccepted", default=False)
+
+
+class ScopedSubmissionManager(models.Manager):
+    """wger's ``SubmissionManager`` scoped per request: everything, unless the request
+    hides what was not accepted (then a related manager's query filters too)."""
+
+    def get_queryset(self):
+        queryset = SubmissionQuerySet(self.model, using=self._db)
+        return queryset.filter(accepted=True) if HIDING_UNACCEPTED.get() else queryset
+
+
+class Rep(models.Model):
+    """A routine's repetitions of one kind (wger's settings of a set), behind a manager of
+    the project's own."""
+
+    routine = models.ForeignKey(Routine, on_delete=models.CASCADE, related_name="reps")
+    kind = models.CharField(max_length=20)
+    count = models.IntegerField()
+    accepted = models.BooleanField(default=True)
+    objects = ScopedSubmissionManager()
+
+    def __str__(self):
+        return f"{self.count} {self.kind}"
 
 
 class WeightEntry(models.Model):

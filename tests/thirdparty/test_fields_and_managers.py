@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pytest
 from django.contrib.auth.models import User
@@ -100,6 +101,9 @@ READS = [
     "tagged/1/",
     "routine/",
     "routine/1/",
+    "drill/",
+    "drill/1/",
+    "drill/?title__in=core,rest",
     # read hooks that write through taggit and sortedm2m: later objects show the writes
     "retagging/",
     "retagging/set/1;2;3/",
@@ -209,3 +213,43 @@ def test_polymorphic_objects_are_their_real_classes() -> None:
     assert all(o["class"] == o["real_class"] and o["same_row"] for o in real["body"]["objects"])
     (base,) = run("v3", [("get", "project/")], None)
     assert {o["real_class"] for o in base["body"]["objects"]} >= {"Project", "ArtProject"}
+
+
+@pytest.mark.parametrize(("user", "per_page"), [("ann", True), (None, False)])
+def test_related_reads_behind_a_project_s_manager_are_per_page_while_it_adds_nothing(
+    user: str | None, per_page: bool
+) -> None:
+    """``DrillResource``'s hooks (``self.reps.get(...)``, counts, ``exists()``) over
+    managers with a ``get_queryset`` of the project's: read once per page while those give
+    everything (a signed-in user), each routine's own queries while the request's scope
+    filters (anonymous) or the manager always does, as on Django; the answers are
+    ModelResource's (``test_reads``)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.thirdparty.models import Rep, Routine
+
+    testing.reset()
+    client = Client()
+    if user is not None:
+        client.force_login(User.objects.get(username=user))
+    counts = []
+    for _ in range(2):
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get("/thirdparty/v3/drill/?format=json")
+        assert response.status_code == 200
+        objects = json.loads(response.content)["objects"]
+        # the reps' and warmups' counts (the cooldowns' manager always filters,
+        # AcceptedManager: a count per routine; a text get() is per routine on MariaDB)
+        related = [
+            q
+            for q in queries
+            if "COUNT(" in q["sql"] and re.search(r"thirdparty_(rep|routine_warmups)\W", q["sql"])
+        ]
+        counts.append((len(objects), len(related)))
+        for n in range(4):
+            routine = Routine.objects.create(title=f"more {n}")
+            Rep.objects.create(routine=routine, kind="squat", count=n)
+    (small, few), (large, many) = counts
+    assert large == small + 4
+    assert (many == few) is per_page, counts

@@ -45,12 +45,16 @@ def seed() -> None:
         ArtProject,
         Cafe,
         Category,
+        Drill,
         Exercise,
+        Move,
         Pin,
         Place,
         Post,
         Product,
         Project,
+        Rep,
+        Routine,
         WeightEntry,
         Workout,
     )
@@ -66,6 +70,18 @@ def seed() -> None:
     Workout.objects.create(owner=ann, title="legs").exercises.set([squat, row, bench])
     Workout.objects.create(owner=ann, title="push").exercises.set([row, bench])
     Workout.objects.create(owner=ben, title="empty")
+    hop, jog = Move.objects.create(name="hop", accepted=False), Move.objects.create(name="jog")
+    cone = Drill.everything.create(name="cone", accepted=False)
+    for title, reps, warmups, cooldowns in (
+        ("core", [("squat", 10, True), ("lunge", 8, False)], [hop, jog], [cone]),
+        ("legs", [("squat", 5, True), ("squat", 6, True), ("lunge", 4, True)], [jog], []),
+        ("rest", [], [], []),
+    ):
+        routine = Routine.objects.create(title=title)
+        for kind, count, accepted in reps:
+            Rep.objects.create(routine=routine, kind=kind, count=count, accepted=accepted)
+        routine.warmups.set(warmups)
+        routine.cooldowns.set(cooldowns)
     WeightEntry.objects.create(owner=ann, kg=Decimal("71.5"))
     WeightEntry.objects.create(owner=ann, kg=Decimal("70.9"))
     root = Category.objects.create(name="root")
