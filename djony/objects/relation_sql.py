@@ -4,7 +4,8 @@
 builds the related manager's queryset, and Django builds its filter and compiles its SQL
 again on every request: only the owner's key differs.  For a relation whose manager is
 Django's own (:func:`~djony.objects.peers.prefetches_as_django`) over a related model whose
-default manager is Django's plain one (:func:`~djony.objects.compiled.plain_manager`),
+default manager is Django's plain one (:func:`~djony.objects.compiled.plain_manager`), or
+one whose own ``get_queryset`` gives a bare queryset on the read (:func:`_bare`),
 :func:`kept_read` keeps, per owner model, relation, database and type of key, the
 :class:`~djony.objects.compiled.OneValueQuery` of the related default manager filtered by
 the manager's one condition (``pins__id=<key>``, ``image=<key>``), checked once to be the
@@ -24,7 +25,14 @@ from typing import Any
 from django.db import models
 from django.db.models.query import ModelIterable
 
-from djony.objects.compiled import KeptQueries, NotKeptForValue, OneValueQuery, plain_manager
+from djony.objects.compiled import (
+    KeptQueries,
+    NotKeptForValue,
+    OneValueQuery,
+    bare_manager,
+    bare_related_queryset,
+    plain_manager,
+)
 from djony.objects.kept import register
 
 #: (owner model, relation name, database, condition name, type of key, a chained
@@ -61,7 +69,7 @@ def kept_read(
     if condition is None or queryset._iterable_class is not ModelIterable:
         return None
     target = queryset.model
-    if not plain_manager(target) or queryset._prefetch_related_lookups:
+    if queryset._prefetch_related_lookups or not _bare(queryset, target):
         return None
     field_name, value = condition
     alias = queryset.db
@@ -84,6 +92,16 @@ def kept_read(
 
     read.joins = compiled.query.select_related  # type: ignore[attr-defined]
     return read
+
+
+def _bare(queryset: models.QuerySet, target: type[models.Model]) -> bool:
+    """Whether the related default manager gives, on this read, what the kept SQL was
+    compiled from: Django's plain manager, or one whose own ``get_queryset`` gave a bare
+    queryset now, under this related manager and as the default manager (asked on every
+    read: a per-request scope may filter on the next)."""
+    return plain_manager(target) or (
+        bare_related_queryset(queryset, target) and bare_manager(target)
+    )
 
 
 def untouched(queryset: models.QuerySet) -> bool:

@@ -156,3 +156,35 @@ def test_relations_over_a_manager_of_the_project_s_are_proved_per_call():
             assert found is not None and found.plain is False
     warmups = page_gets.relation(Routine, "warmups")
     assert type(warmups) is page_gets.ManyRelation and warmups.plain is False
+
+
+def test_one_routine_s_reps_compile_once_while_the_manager_gives_everything(
+    routines, compiles
+):
+    """A detail's object (loaded alone): ``routine.reps.all()`` by the SQL compiled once
+    for the relation (:mod:`djony.objects.relation_sql`) while the manager's queryset is
+    bare; while the request's scope filters, Django's own query, the unaccepted rep left
+    out."""
+
+    def reps(routine_pk: int) -> list[tuple]:
+        (routine,) = Routine.objects.filter(pk=routine_pk)
+        load_together([routine])
+        with watching():
+            return [(rep.pk, rep.kind, rep.routine is routine) for rep in routine.reps.all()]
+
+    def djangos(routine_pk: int) -> list[tuple]:
+        routine = Routine.objects.get(pk=routine_pk)
+        return [(rep.pk, rep.kind, True) for rep in routine.reps.all()]
+
+    first, second = routines[2].pk, routines[3].pk
+    assert reps(first) == djangos(first)
+    compiles.clear()
+    assert reps(second) == djangos(second)
+    assert compiles.count(Rep) == 1  # Django's own read, for the comparison: nothing else
+    token = HIDING_UNACCEPTED.set(True)
+    try:
+        hidden = reps(first)
+        assert hidden == djangos(first)
+        assert "lunge" not in {kind for _, kind, _ in hidden}
+    finally:
+        HIDING_UNACCEPTED.reset(token)
