@@ -158,9 +158,7 @@ def test_relations_over_a_manager_of_the_project_s_are_proved_per_call():
     assert type(warmups) is page_gets.ManyRelation and warmups.plain is False
 
 
-def test_one_routine_s_reps_compile_once_while_the_manager_gives_everything(
-    routines, compiles
-):
+def test_one_routine_s_reps_compile_once_while_the_manager_gives_everything(routines, compiles):
     """A detail's object (loaded alone): ``routine.reps.all()`` by the SQL compiled once
     for the relation (:mod:`djony.objects.relation_sql`) while the manager's queryset is
     bare; while the request's scope filters, Django's own query, the unaccepted rep left
