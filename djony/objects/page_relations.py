@@ -5,7 +5,8 @@
 builds and compiles it again on every request: only the owners' keys differ.  For a
 forward or reverse many-to-many or a reverse foreign key whose manager is Django's own,
 over a related model whose default manager is Django's plain one
-(:func:`~djony.objects.compiled.plain_manager`), :func:`load` keeps, per owner model,
+(:func:`~djony.objects.compiled.plain_manager`) or gives a bare queryset on the load
+(:func:`_gives_bare`), :func:`load` keeps, per owner model,
 relation, database, number of owners and type of key, the SQL Django's own prefetch
 query compiles to, checked once to take the owners' keys, in the page's order, as its
 only parameters (:func:`~djony.objects.independent.request_independent`: nothing of it
@@ -34,7 +35,13 @@ from django.db.models.fields.related_descriptors import (
 )
 from django.db.models.query import ModelIterable
 
-from djony.objects.compiled import KeptQueries, KeptSQL, plain_manager
+from djony.objects.compiled import (
+    KeptQueries,
+    KeptSQL,
+    bare_queryset,
+    own_queryset_manager,
+    plain_manager,
+)
 from djony.objects.independent import request_independent
 from djony.objects.kept import register
 
@@ -111,6 +118,16 @@ class Relation:
         return keys
 
 
+def _gives_bare(manager: Any, target: type[models.Model]) -> bool:
+    """Whether the queryset ``manager`` (a related manager of Django's) builds its prefetch
+    from, its default manager class's own ``get_queryset`` on it, is bare on this load
+    (:func:`~djony.objects.compiled.bare_queryset`: wger's ``SubmissionManager``; asked on
+    every load, since a per-request scope may filter on the next)."""
+    if not own_queryset_manager(target):
+        return False
+    return bare_queryset(super(type(manager), manager).get_queryset(), target)
+
+
 def load(objects: list[Any], accessor: str) -> bool:
     """``prefetch_related_objects(objects, accessor)`` by kept SQL; ``False`` (nothing
     done) where Django's own prefetch decides (see the module)."""
@@ -131,7 +148,7 @@ def load(objects: list[Any], accessor: str) -> bool:
     relation = Relation(manager)
     if len(relation.local_fields) != 1 or len(relation.owner_fields) != 1:
         return False
-    if not plain_manager(relation.target):
+    if not (plain_manager(relation.target) or _gives_bare(manager, relation.target)):
         return False
     alias = router.db_for_read(relation.target, instance=owners[0])
     connection = connections[alias]

@@ -134,6 +134,9 @@ class Rep(models.Model):
     accepted = models.BooleanField(default=True)
     objects = ScopedSubmissionManager()
 
+    class Meta:
+        ordering = ["kind", "pk"]
+
     def __str__(self):
         return f"{self.count} {self.kind}"
 

@@ -186,3 +186,34 @@ def test_one_routine_s_reps_compile_once_while_the_manager_gives_everything(rout
         assert "lunge" not in {kind for _, kind, _ in hidden}
     finally:
         HIDING_UNACCEPTED.reset(token)
+
+
+def test_a_page_s_reps_load_once_by_kept_sql_while_the_manager_gives_everything(
+    routines, compiles
+):
+    """A hook iterating ``routine.reps.all()`` on each object of a page: one load for the
+    page (:mod:`djony.objects.page_relations`), compiled once, as Django's prefetch gives
+    it; while the request's scope filters, Django's own prefetch, compiled with the
+    scope's filter (the unaccepted rep left out), each routine's reps as on Django."""
+
+    def loaded() -> tuple[int, list]:
+        objects = page()
+        with watching():
+            return queries(lambda: [[(r.pk, r.kind) for r in o.reps.all()] for o in objects])
+
+    def djangos() -> list:
+        return [[(r.pk, r.kind) for r in o.reps.all()] for o in Routine.objects.order_by("pk")]
+
+    assert loaded() == (1, djangos())
+    compiles.clear()
+    assert loaded() == (1, djangos())
+    assert compiles.count(Rep) == len(routines)  # djangos()' own: the page's load compiled none
+    token = HIDING_UNACCEPTED.set(True)
+    try:
+        compiles.clear()
+        count, hidden = loaded()
+        assert (count, compiles.count(Rep)) == (1, 1)  # Django's prefetch, with the filter
+        assert hidden == djangos()
+        assert "lunge" not in {kind for reps in hidden for _, kind in reps}
+    finally:
+        HIDING_UNACCEPTED.reset(token)

@@ -20,5 +20,8 @@ class Migration(migrations.Migration):
                 ('accepted', models.BooleanField(default=True)),
                 ('routine', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='reps', to='thirdparty.routine')),
             ],
+            options={
+                'ordering': ['kind', 'pk'],
+            },
         ),
     ]
