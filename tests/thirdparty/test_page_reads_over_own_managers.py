@@ -188,9 +188,7 @@ def test_one_routine_s_reps_compile_once_while_the_manager_gives_everything(rout
         HIDING_UNACCEPTED.reset(token)
 
 
-def test_a_page_s_reps_load_once_by_kept_sql_while_the_manager_gives_everything(
-    routines, compiles
-):
+def test_a_page_s_reps_load_once_by_kept_sql_while_the_manager_gives_everything(routines, compiles):
     """A hook iterating ``routine.reps.all()`` on each object of a page: one load for the
     page (:mod:`djony.objects.page_relations`), compiled once, as Django's prefetch gives
     it; while the request's scope filters, Django's own prefetch, compiled with the
