@@ -106,24 +106,17 @@ def bare_manager(model: type[models.Model]) -> bool:
     manager = model._default_manager
     if plain_manager(model, manager):
         return True
-    kind = type(manager)
-    return (
-        kind.all is models.Manager.all
-        and "all" not in vars(manager)
-        and not manager._hints
-        and bare_queryset(manager.all(), model)
-    )
+    return may_be_bare(model) and bare_queryset(manager.all(), model)
 
 
-def own_queryset_manager(model: type[models.Model]) -> bool:
+def may_be_bare(model: type[models.Model]) -> bool:
     """Whether ``model``'s default manager is one :func:`bare_manager` may prove bare on a
-    call: Django's ``all()``, no hints, and a ``get_queryset`` of its own (wger's
-    ``SubmissionManager``, a tenant manager; what it gives is only known when asked)."""
+    call: Django's ``all()`` and no hints (a plain manager, or one whose ``get_queryset``
+    is its own: wger's ``SubmissionManager``, a tenant manager; what it gives is only
+    known when asked)."""
     manager = model._default_manager
-    kind = type(manager)
     return (
-        kind.get_queryset is not models.Manager.get_queryset
-        and kind.all is models.Manager.all
+        type(manager).all is models.Manager.all
         and "all" not in vars(manager)
         and not manager._hints
     )
@@ -138,36 +131,19 @@ _RELATED_STATE = frozenset(
 
 
 def bare_related_queryset(queryset: Any, model: type[models.Model]) -> bool:
-    """Whether ``queryset``, a related manager's, is a bare queryset of ``model``
-    (:func:`bare_queryset`) with only what the related manager adds (``_RELATED_STATE``;
-    its owner's filter still deferred: nothing read ``.query``), the owner its only hint.
+    """Whether ``queryset``, a related manager's, is a bare queryset of ``model`` with only
+    what the related manager adds (``_RELATED_STATE``; its owner's filter still deferred:
+    nothing read ``.query``; the owner its only hint), and ``model``'s default manager
+    gives a bare queryset too (:func:`bare_manager`: what a page's reads run through).
     What the manager's own ``get_queryset`` gave on this call: ask it on every read.
     Methods set on the instance (djony's page readers: :func:`djony.objects.page_gets.arm`)
     are the caller's to judge."""
-    if (
-        not plain_queryset_class(type(queryset))
-        or queryset.model is not model
-        or queryset._deferred_filter is None
-        or set(queryset._hints) - {"instance"}
-    ):
-        return False
-    state, fresh_state = vars(queryset), vars(models.QuerySet(model))
-    if not state.keys() >= fresh_state.keys() or any(
-        state[name] != value
-        for name, value in fresh_state.items()
-        if name != "_query" and name not in _RELATED_STATE
-    ):
-        return False
-    return _query_state(state["_query"]) == _query_state(fresh_state["_query"])
-
-
-def _query_state(query: Any) -> dict[str, Any]:
-    """What a related manager's query holds to compare with a fresh one: its attributes
-    but the caches a clone made of what they hold (``_annotation_select_cache``) and the
-    sticky mark of a many-to-many manager's filter."""
-    state = {name: value for name, value in vars(query).items() if not name.endswith("_cache")}
-    state["filter_is_sticky"] = False
-    return state
+    return (
+        queryset._deferred_filter is not None
+        and not set(queryset._hints) - {"instance"}
+        and _as_fresh(queryset, model, ignored=_RELATED_STATE)
+        and bare_manager(model)
+    )
 
 
 def bare_queryset(queryset: Any, model: type[models.Model]) -> bool:
@@ -175,15 +151,35 @@ def bare_queryset(queryset: Any, model: type[models.Model]) -> bool:
     only adds methods (:func:`plain_queryset_class`), with nothing filtered, ordered,
     annotated, routed or hinted.  What a manager's own ``get_queryset`` gave, proved on
     this call (wger's ``SubmissionManager`` returns ``SubmissionQuerySet(self.model)``)."""
+    return _as_fresh(queryset, model)
+
+
+def _as_fresh(queryset: Any, model: type[models.Model], ignored: frozenset = frozenset()) -> bool:
+    """Whether ``queryset`` (of a :func:`plain_queryset_class`) holds what ``QuerySet(model)``
+    holds but for the attributes ``ignored``: where some are (a related manager's),
+    attributes set on the instance beyond Django's, the caches a clone made
+    (``_annotation_select_cache``) and a many-to-many filter's sticky mark are too."""
     if not plain_queryset_class(type(queryset)) or queryset.model is not model:
         return False
-    fresh = models.QuerySet(model)
-    state, fresh_state = vars(queryset), vars(fresh)
-    return (
-        state.keys() == fresh_state.keys()
-        and all(state[name] == value for name, value in fresh_state.items() if name != "_query")
-        and vars(state["_query"]) == vars(fresh_state["_query"])
-    )
+    state, fresh_state = vars(queryset), vars(models.QuerySet(model))
+    if not (state.keys() >= fresh_state.keys() if ignored else state.keys() == fresh_state.keys()):
+        return False
+    if any(
+        state[name] != value
+        for name, value in fresh_state.items()
+        if name != "_query" and name not in ignored
+    ):
+        return False
+    query, fresh_query = vars(state["_query"]), vars(fresh_state["_query"])
+    if not ignored:
+        return query == fresh_query
+    return _without_clone_marks(query) == _without_clone_marks(fresh_query)
+
+
+def _without_clone_marks(query_state: dict[str, Any]) -> dict[str, Any]:
+    state = {name: value for name, value in query_state.items() if not name.endswith("_cache")}
+    state["filter_is_sticky"] = False
+    return state
 
 
 def plain_queryset_class(kind: type) -> bool:

@@ -24,8 +24,7 @@ Only where the answer is provably the database's:
   model's default manager is Django's plain one (:func:`~djony.objects.compiled.plain_manager`:
   no filtering, no tenant scoping), or one with a ``get_queryset`` of its own that gave a
   bare queryset on this call, both the related manager's and the default manager's
-  (:func:`~djony.objects.compiled.bare_related_queryset`,
-  :func:`~djony.objects.compiled.bare_manager`: the pre-``as_manager()`` idiom, wger's
+  (:func:`~djony.objects.compiled.bare_related_queryset`: the pre-``as_manager()`` idiom, wger's
   ``SubmissionManager``; a tenant manager's filter is seen), and whose queryset nobody
   changed;
 * for ``get()``, keyword conditions only, each an ``exact`` of one of the model's own
@@ -57,9 +56,8 @@ from djony.bridge.writes import written
 from djony.meta.compat import instance_builder, track_peers
 from djony.objects import page_rows
 from djony.objects.compiled import (
-    bare_manager,
     bare_related_queryset,
-    own_queryset_manager,
+    may_be_bare,
     plain_manager,
     plain_queryset_class,
 )
@@ -164,7 +162,7 @@ def relation(owner: type[models.Model], cache_name: str) -> Relation | ManyRelat
         if not rel.one_to_many or rel.field.remote_field.cache_name != cache_name:
             continue
         field = rel.field
-        if len(field.foreign_related_fields) != 1 or not _managed(rel.related_model):
+        if len(field.foreign_related_fields) != 1 or not may_be_bare(rel.related_model):
             return None
         if not _djangos_manager(getattr(owner, rel.get_accessor_name(), None)):
             return None
@@ -195,17 +193,11 @@ def _many_relation(owner: type[models.Model], cache_name: str) -> ManyRelation |
     if (
         len(fk.foreign_related_fields) != 1
         or fk.target_field.attname != owner._meta.pk.attname
-        or not _managed(target)
+        or not may_be_bare(target)
         or target._meta.parents
     ):
         return None
     return ManyRelation(field, reverse, accessor)
-
-
-def _managed(model: type[models.Model]) -> bool:
-    """Whether ``model``'s default manager may give the relation's rows: Django's plain one,
-    or one whose own ``get_queryset`` is proved bare on each read."""
-    return plain_manager(model) or own_queryset_manager(model)
 
 
 def _djangos_manager(descriptor: Any) -> bool:
@@ -309,10 +301,7 @@ class PageRead:
         queryset = self.queryset
         if queryset._deferred_filter is None:
             return None
-        model = self.relation.model
-        if not self.relation.plain and not (
-            bare_related_queryset(queryset, model) and bare_manager(model)
-        ):
+        if not self.relation.plain and not bare_related_queryset(queryset, self.relation.model):
             return None  # the manager's get_queryset added something on this call
         alias = queryset.db
         written_model = self.relation.written_model

@@ -39,7 +39,7 @@ from djony.objects.compiled import (
     KeptQueries,
     KeptSQL,
     bare_queryset,
-    own_queryset_manager,
+    may_be_bare,
     plain_manager,
 )
 from djony.objects.independent import request_independent
@@ -123,9 +123,9 @@ def _gives_bare(manager: Any, target: type[models.Model]) -> bool:
     from, its default manager class's own ``get_queryset`` on it, is bare on this load
     (:func:`~djony.objects.compiled.bare_queryset`: wger's ``SubmissionManager``; asked on
     every load, since a per-request scope may filter on the next)."""
-    if not own_queryset_manager(target):
-        return False
-    return bare_queryset(super(type(manager), manager).get_queryset(), target)
+    return may_be_bare(target) and bare_queryset(
+        super(type(manager), manager).get_queryset(), target
+    )
 
 
 def load(objects: list[Any], accessor: str) -> bool:

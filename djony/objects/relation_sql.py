@@ -5,7 +5,8 @@ builds the related manager's queryset, and Django builds its filter and compiles
 again on every request: only the owner's key differs.  For a relation whose manager is
 Django's own (:func:`~djony.objects.peers.prefetches_as_django`) over a related model whose
 default manager is Django's plain one (:func:`~djony.objects.compiled.plain_manager`), or
-one whose own ``get_queryset`` gives a bare queryset on the read (:func:`_bare`),
+one whose own ``get_queryset`` gives a bare queryset on the read
+(:func:`~djony.objects.compiled.bare_related_queryset`),
 :func:`kept_read` keeps, per owner model, relation, database and type of key, the
 :class:`~djony.objects.compiled.OneValueQuery` of the related default manager filtered by
 the manager's one condition (``pins__id=<key>``, ``image=<key>``), checked once to be the
@@ -29,7 +30,6 @@ from djony.objects.compiled import (
     KeptQueries,
     NotKeptForValue,
     OneValueQuery,
-    bare_manager,
     bare_related_queryset,
     plain_manager,
 )
@@ -69,7 +69,9 @@ def kept_read(
     if condition is None or queryset._iterable_class is not ModelIterable:
         return None
     target = queryset.model
-    if queryset._prefetch_related_lookups or not _bare(queryset, target):
+    if queryset._prefetch_related_lookups:
+        return None
+    if not (plain_manager(target) or bare_related_queryset(queryset, target)):  # on this read
         return None
     field_name, value = condition
     alias = queryset.db
@@ -92,16 +94,6 @@ def kept_read(
 
     read.joins = compiled.query.select_related  # type: ignore[attr-defined]
     return read
-
-
-def _bare(queryset: models.QuerySet, target: type[models.Model]) -> bool:
-    """Whether the related default manager gives, on this read, what the kept SQL was
-    compiled from: Django's plain manager, or one whose own ``get_queryset`` gave a bare
-    queryset now, under this related manager and as the default manager (asked on every
-    read: a per-request scope may filter on the next)."""
-    return plain_manager(target) or (
-        bare_related_queryset(queryset, target) and bare_manager(target)
-    )
 
 
 def untouched(queryset: models.QuerySet) -> bool:
