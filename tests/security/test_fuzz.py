@@ -34,10 +34,11 @@ import string
 from urllib.parse import quote, quote_from_bytes
 
 import pytest
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.test import override_settings
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from tastypie.exceptions import NotFound
 
 from tests.differential import data
 from tests.security.corpus import (
@@ -247,6 +248,25 @@ def intended_refusal(v2_status: int, v3) -> bool:
     )
 
 
+def put_fallback_repeats_an_insert(method: str, v2, v3) -> bool:
+    """A PUT whose update failed after saving its nested objects, then fell back to a create.
+
+    Tastypie's ``put_detail`` answers ``obj_update``'s ``NotFound`` (here a to-many
+    value that is a string, read letter by letter as URIs) with ``obj_create`` on the
+    same bundle.  ModelResource kept the nested rows the update saved, so the create
+    inserts them again and a unique column repeats (a 500).  DjonyResource's update
+    is atomic: its rows are rolled back, the create saves them once and meets the
+    body's own error, Tastypie's 404 for a URI that is not found, as ModelResource
+    answers the same body where nothing repeats.
+    """
+    return (
+        method == "PUT"
+        and v3.status_code == 404
+        and isinstance(v2.exc_info and v2.exc_info[1], IntegrityError)
+        and isinstance(v3.exc_info and v3.exc_info[1], NotFound)
+    )
+
+
 def judge(client, method: str, path: str, body: bytes = b"") -> tuple[int, int, str | None, bytes]:
     """``(v2 status, v3 status, problem or None, v3 body)`` for one request."""
 
@@ -274,7 +294,12 @@ def judge(client, method: str, path: str, body: bytes = b"") -> tuple[int, int, 
     problem = status_problem(v2.status_code, v3.status_code)
     if problem and intended_refusal(v2.status_code, v3):
         problem = None
-    if problem is None and v2.status_code >= 500 and not error_of(v3):
+    if (
+        problem is None
+        and v2.status_code >= 500
+        and not error_of(v3)
+        and not put_fallback_repeats_an_insert(method, v2, v3)
+    ):
         problem = f"v3 answers {v3.status_code} without an error message"
     if changed:
         problem = f"{problem or ''} failing v3 write changed rows {changed}".strip()

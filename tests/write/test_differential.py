@@ -647,6 +647,14 @@ case(
     expect=500,
 )
 case(
+    # The update saves a new country (code "", unique), then reads the string "x" letter
+    # by letter as URIs and fails (NotFound): put_detail falls back to obj_create.
+    "put_author_nested_row_then_to_many_not_found",
+    C,
+    put("author/2/", {"country": {"name": "Zed"}, "follows": "x"}),
+    expect=500,
+)
+case(
     "put_book_create_when_absent",
     C,
     put("book/77/", {"title": "Lucky", "author": BOOK_AUTHOR}),
@@ -1016,6 +1024,13 @@ KNOWN_MODELRESOURCE_BUGS: dict[str, Bug] = {
     "post_bookdetail_one_to_one_taken": Bug("one-to-one already taken: IntegrityError"),
     "post_alltypes_code_unique_violation": Bug("unique violation: IntegrityError escapes save()"),
     "put_book_isbn_unique_violation": Bug("unique violation: IntegrityError escapes save()"),
+    "put_author_nested_row_then_to_many_not_found": Bug(
+        "the failed update's country is kept and the fallback create inserts it again: "
+        "IntegrityError; v3 rolled the update back, its create meets the body's own error, "
+        "Tastypie's 404 for a URI not found",
+        partial=True,
+        v3_status=404,
+    ),
     "put_bookdetail_move_to_taken_book": Bug("one-to-one already taken: IntegrityError"),
     "patch_book_isbn_unique_violation": Bug("unique violation: IntegrityError escapes save()"),
     "patch_list_unique_violation_rolls_back": Bug("unique violation: IntegrityError (rolled back)"),
