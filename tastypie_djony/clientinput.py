@@ -1,8 +1,9 @@
 """Client input ``ModelResource`` answers with a 500, answered with Tastypie's 400.
 
 :class:`ClientInputMixin` holds DjonyResource's fixes of Tastypie's own steps where a
-client's query string or an error message breaks them: ``?x__in=true`` and a 3-value
-``__range`` (a ``TypeError`` in Tastypie's parsing), a name ``Meta.filtering`` lists
+client's query string or an error message breaks them: ``?x__in=true`` (a
+``TypeError`` in Tastypie's parsing), a ``__range`` of other than two values (Django's
+query fails where it runs), a name ``Meta.filtering`` lists
 that is no field (a ``KeyError``), ``set/1;abc/`` (a ``ValueError``), and an error text
 XML cannot hold (a control character the client sent, echoed).  Each calls Tastypie's
 own method and changes only what it answers for that input.
@@ -11,13 +12,15 @@ own method and changes only what it answers for that input.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from django.core.exceptions import FieldError, ValidationError
+from django.core.exceptions import EmptyResultSet, FieldError, ValidationError
 from django.db.models.constants import LOOKUP_SEP
-from tastypie.exceptions import BadRequest, InvalidFilterError
+from tastypie.exceptions import BadRequest, ImmediateHttpResponse, InvalidFilterError
+from tastypie.http import HttpBadRequest
+from tastypie.resources import sanitize
 
 
 class ClientInputMixin:
@@ -41,10 +44,32 @@ class ClientInputMixin:
             and len(value) != 2
             and self._range_values_valid(field_name, filter_expr, value)
         ):
-            raise InvalidFilterError(
-                f"'{filter_expr}' needs two comma-separated values (from,to), got {len(value)}."
-            )
+            return WrongCountRange.of(value, filter_expr)
         return value
+
+    def apply_filters(self, request: Any, applicable_filters: dict) -> Any:
+        """Tastypie's; a ``__range`` of other than two values is a 400, not a 500.
+
+        ModelResource hands it to Django, whose query then fails (a 500), unless the
+        query matches nothing before it: Django compiles the filters in the order of their
+        names and runs no query once one matches nothing (``?id=`` an integer beyond 64
+        bits), and the page is empty.  So is this one then.
+        """
+        wrong = [v for v in applicable_filters.values() if type(v) is WrongCountRange]
+        if not wrong:
+            return super().apply_filters(request, applicable_filters)
+        objects = self.get_object_list(request)
+        unfiltered = getattr(objects, "queryset", objects)  # a DjonyObjectList's, or a QuerySet
+        plain = {
+            name: list(value) if type(value) is WrongCountRange else value
+            for name, value in applicable_filters.items()
+        }
+        if matches_nothing(lambda: unfiltered.filter(**plain)):
+            return objects.none()
+        # (Tastypie's obj_get_list turns a BadRequest raised here into its "mismatched
+        # type" message: the 400 its view gives for this filter's own message instead.)
+        error = {"error": sanitize(wrong[0].message)}
+        raise ImmediateHttpResponse(self.error_response(request, error, HttpBadRequest))
 
     def _range_values_valid(self, field_name: str, filter_expr: str, value: list) -> bool:
         """Whether Django takes ``value``'s items for the field (then only their count is wrong).
@@ -87,6 +112,35 @@ class ClientInputMixin:
             return super().error_response(request, errors, response_class)
         except ValueError:  # lxml: "All strings must be XML compatible"
             return super().error_response(request, xml_safe(errors), response_class)
+
+
+class WrongCountRange(list):
+    """The values of a ``__range`` filter that are not two (:meth:`ClientInputMixin.apply_filters`),
+    with the message of its 400; handed to Django as a plain list."""
+
+    message = ""
+
+    @classmethod
+    def of(cls, values: list, filter_expr: str) -> WrongCountRange:
+        found = cls(values)
+        found.message = (
+            f"'{filter_expr}' needs two comma-separated values (from,to), got {len(values)}."
+        )
+        return found
+
+
+def matches_nothing(filtered: Callable[[], Any]) -> bool:
+    """Whether Django compiles the queryset ``filtered()`` builds to no query at all
+    (``EmptyResultSet``) before any condition fails to compile (a range of other than two
+    values does: its ``ValueError``), and its filters are ones Django takes."""
+    try:
+        queryset = filtered()
+        queryset.query.get_compiler(queryset.db).as_sql()
+    except EmptyResultSet:
+        return True
+    except (FieldError, ValidationError, ValueError, TypeError, IndexError):
+        return False
+    return False
 
 
 @contextmanager
