@@ -19,8 +19,8 @@ from typing import Any
 from django.core.exceptions import EmptyResultSet, FieldError, ValidationError
 from django.db.models.constants import LOOKUP_SEP
 from tastypie.exceptions import BadRequest, ImmediateHttpResponse, InvalidFilterError
-from tastypie.http import HttpBadRequest
-from tastypie.resources import sanitize
+
+from tastypie_djony.stock import bad_request_response
 
 
 class ClientInputMixin:
@@ -60,16 +60,12 @@ class ClientInputMixin:
             return super().apply_filters(request, applicable_filters)
         objects = self.get_object_list(request)
         unfiltered = getattr(objects, "queryset", objects)  # a DjonyObjectList's, or a QuerySet
-        plain = {
-            name: list(value) if type(value) is WrongCountRange else value
-            for name, value in applicable_filters.items()
-        }
-        if matches_nothing(lambda: unfiltered.filter(**plain)):
+        if matches_nothing(lambda: unfiltered.filter(**applicable_filters)):
             return objects.none()
         # (Tastypie's obj_get_list turns a BadRequest raised here into its "mismatched
         # type" message: the 400 its view gives for this filter's own message instead.)
-        error = {"error": sanitize(wrong[0].message)}
-        raise ImmediateHttpResponse(self.error_response(request, error, HttpBadRequest))
+        refusal = InvalidFilterError(wrong[0].message)
+        raise ImmediateHttpResponse(bad_request_response(self, request, refusal))
 
     def _range_values_valid(self, field_name: str, filter_expr: str, value: list) -> bool:
         """Whether Django takes ``value``'s items for the field (then only their count is wrong).
@@ -116,7 +112,7 @@ class ClientInputMixin:
 
 class WrongCountRange(list):
     """The values of a ``__range`` filter that are not two (:meth:`ClientInputMixin.apply_filters`),
-    with the message of its 400; handed to Django as a plain list."""
+    with the message of its 400 (Django copies it as a list of the same class)."""
 
     message = ""
 

@@ -15,7 +15,9 @@ does; every path asks here:
 * :func:`stock_json`, :func:`writes_stock_json`: whether an answer is JSON written by
   Tastypie's own serializer (written by :mod:`tastypie_djony.convert` then);
 * :func:`inert_throttle`: whether the resource's throttle is Tastypie's ``BaseThrottle``
-  and its authentication's identifier Tastypie's own (nothing to check or record).
+  and its authentication's identifier Tastypie's own (nothing to check or record);
+* :func:`bad_request_response`: the 400 Tastypie's view gives a ``BadRequest``, for one
+  answered outside that view's handling.
 
 A method counts as Tastypie's own when it is the one ``base`` (``DjonyResource``)
 has, or one marked equivalent with :func:`stock_uri_method`.
@@ -26,9 +28,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django.http import HttpResponse
 from tastypie.authentication import MultiAuthentication
 from tastypie.authorization import Authorization, DjangoAuthorization, ReadOnlyAuthorization
-from tastypie.resources import BaseModelResource, NamespacedModelResource, Resource
+from tastypie.http import HttpBadRequest
+from tastypie.resources import BaseModelResource, NamespacedModelResource, Resource, sanitize
 from tastypie.serializers import Serializer
 from tastypie.throttle import BaseThrottle
 
@@ -115,6 +119,13 @@ def inert_throttle(resource: Any) -> bool:
         and type(backend).get_identifier.__module__ == "tastypie.authentication"
         for backend in backends
     )
+
+
+def bad_request_response(resource: Any, request: Any, refusal: BaseException) -> HttpResponse:
+    """The answer Tastypie's view wrapper gives when ``refusal`` (a ``BadRequest``) leaves
+    the view: its message, HTML-escaped as Tastypie escapes it, in the error format."""
+    data = {"error": sanitize(refusal.args[0]) if refusal.args else ""}
+    return resource.error_response(request, data, response_class=HttpBadRequest)
 
 
 def overridden_hooks(cls: type, base: type) -> frozenset[str]:

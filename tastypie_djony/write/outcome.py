@@ -36,10 +36,9 @@ from django import db as django_db
 from django.conf import settings
 from django.db import connections, transaction
 from django.http import HttpResponse
-from tastypie import http
-from tastypie.resources import sanitize
 
 from djony.serving import TransactionWatch
+from tastypie_djony.stock import bad_request_response
 from tastypie_djony.write.errors import WriteLost
 
 
@@ -142,8 +141,7 @@ def failed_write_response(resource: Any, request: Any, exc: BaseException) -> Ht
     """
     refusal = resource.write_refusal(exc)
     if refusal is not None:
-        data = {"error": sanitize(refusal.args[0]) if refusal.args else ""}
-        return resource.error_response(request, data, response_class=http.HttpBadRequest)
+        return bad_request_response(resource, request, refusal)
     if settings.DEBUG and getattr(settings, "TASTYPIE_FULL_DEBUG", False):
         raise exc
     if request.META.get("SERVER_NAME") == "testserver":
