@@ -29,7 +29,8 @@ whole surface it relies on, so djony's modules can move without it noticing.
   values (:func:`sort_columns`, :func:`tied`) or none can have (:func:`unique_order`),
   SQL kept per query shape
   (:class:`OneValueQuery`, :class:`KeptQueries`) and per recorded list's recipe (the
-  filters of a per-user list, their values parameters: :func:`kept_sql`).
+  filters of a per-user list, their values parameters: :func:`kept_sql`), and the proof
+  that a query compiles the same in every request (:func:`request_independent`).
 - State kept between requests: :class:`BoundedCache` and :func:`register`.
 
 Add a name here (re-exported from where it lives) before the serving layer
@@ -63,6 +64,7 @@ from djony.objects.compiled import (
 from djony.objects.descriptor import EntityDescriptor
 from djony.objects.forget import forget_loads, kept_by
 from djony.objects.identity import is_django_instance, is_entity_object
+from djony.objects.independent import request_independent
 from djony.objects.kept import BoundedCache, register
 from djony.objects.manager_keys import related_keys as sorted_relation_keys
 from djony.objects.managers import class_attribute
@@ -130,6 +132,7 @@ __all__ = [
     "read_refusal",
     "recipe_then",
     "register",
+    "request_independent",
     "session_active",
     "shaped",
     "sorted_relation_keys",

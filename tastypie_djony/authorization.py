@@ -11,6 +11,8 @@ object (:func:`tastypie_djony.stock.detail_authorization` decides that):
 :func:`authorize_read_detail` asks the same methods of the authorization, with
 the model class.  Any override (an object permission backend through
 ``check_user_perm``, a ``read_detail`` of your own) gets the real object as before.
+The user's permissions are read as ``authorized_read_detail`` reads them
+(:mod:`tastypie_djony.permissions`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import Any
 
 from tastypie.compat import get_module_name
 from tastypie.exceptions import Unauthorized
+
+from tastypie_djony.permissions import read_permissions
 
 
 def authorize_read_detail(resource: Any, request: Any, model: type) -> None:
@@ -35,6 +39,7 @@ def authorize_read_detail(resource: Any, request: Any, model: type) -> None:
         permission = (
             f"{klass._meta.app_label}.{authorization.READ_PERM_CODE}_{get_module_name(klass._meta)}"
         )
+        read_permissions(authorization, "read_detail", request)
         # The stock check_user_perm ignores its object: user.has_perm(permission).
         if not authorization.check_user_perm(request.user, permission, None):
             raise Unauthorized("You are not allowed to access that resource.")

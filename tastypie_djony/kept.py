@@ -84,6 +84,26 @@ register(
     "one per database alias",
 )
 register(
+    "tastypie_djony.permissions._KEPT",
+    "(a user model, the databases of its users' own and its groups' permission queries) -> "
+    "the SQL Django's ModelBackend compiles for them, or None: kept only where the user's "
+    "key is the one parameter and djony.objects.independent.request_independent proves the "
+    "rest the same for every request, over plain default managers of Permission and Group",
+    "one per user model and pair of database aliases",
+)
+register(
+    "tastypie_djony.permissions._BACKENDS",
+    "AUTHENTICATION_BACKENDS -> whether it is Django's ModelBackend alone: a function of "
+    "the setting",
+    "one per value of the setting",
+)
+register(
+    "tastypie_djony.stock._STOCK_AUTHORIZED",
+    "Tastypie's authorized_read_detail and the overrides marked stock_authorized_method at "
+    "import",
+    "one per decorated method",
+)
+register(
     "tastypie_djony.fields._MIXED_CLASSES",
     "(a declared field class, djony's behaviour) -> their mixed class",
     "one per field class used by a resource",

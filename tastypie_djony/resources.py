@@ -57,6 +57,7 @@ from tastypie_djony.fields import (
     as_to_one_field,
 )
 from tastypie_djony.objectlist import DjonyObjectList
+from tastypie_djony.permissions import PermissionsReadOnceMixin
 from tastypie_djony.related import prefetch_loader
 from tastypie_djony.schema import bare_schema, build_schema, serve_schema
 from tastypie_djony.serve.choice import declined, detail_choice, plan_for, served_by
@@ -91,6 +92,7 @@ class DjonyResource(
     BodiesMixin,
     OutsideRequestMixin,
     DjangoWritesMixin,
+    PermissionsReadOnceMixin,
     BaseModelResource,
     metaclass=DjonyDeclarativeMetaclass,
 ):

@@ -244,6 +244,17 @@ def reads_meta_queryset(resource: Any, base: type) -> bool:
     )
 
 
+#: The ``authorized_read_detail`` methods that ask the authorization as Tastypie's own does.
+_STOCK_AUTHORIZED: set[Callable] = {Resource.authorized_read_detail}
+
+
+def stock_authorized_method(method: Callable) -> Callable:
+    """Mark an ``authorized_*`` override that asks the authorization as Tastypie's does
+    (:class:`tastypie_djony.permissions.PermissionsReadOnceMixin`)."""
+    _STOCK_AUTHORIZED.add(method)
+    return method
+
+
 def detail_authorization(resource: Any) -> str:
     """What ``authorized_read_detail`` needs to answer for a detail of ``resource``.
 
@@ -253,7 +264,7 @@ def detail_authorization(resource: Any) -> str:
     its class only (:mod:`tastypie_djony.authorization`); :data:`OBJECT`: anything else,
     or an override of ``authorized_read_detail``.
     """
-    if type(resource).authorized_read_detail is not Resource.authorized_read_detail:
+    if type(resource).authorized_read_detail not in _STOCK_AUTHORIZED:
         return OBJECT
     authorization = resource._meta.authorization
     kind = type(authorization)

@@ -357,6 +357,7 @@ def build_api(api_name: str, spelling: str) -> Api:
             DjangoAuthorization(),
         ),
         secure_book("basic-a", BasicAuthentication(), AuthorsStartingWithA()),
+        secure_book("session-django", SessionAuthentication(), DjangoAuthorization()),
     ]
 
     resources = [

@@ -435,6 +435,13 @@ def test_structural_tables_hold_one_entry_per_model_or_class():
 
     assert len(apikey._KEPT) <= len(settings.DATABASES)
     assert all(key[0] is User and key[2] in settings.DATABASES for key in apikey._KEPT)
+    from tastypie_djony import permissions
+
+    assert len(permissions._KEPT) <= len(settings.DATABASES) ** 2
+    assert all(
+        key[0] is User and set(key[1:]) <= set(settings.DATABASES) for key in permissions._KEPT
+    )
+    assert all(isinstance(key, tuple) for key in permissions._BACKENDS)
 
 
 PONY_CACHES = ("_insert_cache", "_translator_cache", "_constructed_sql_cache")
@@ -682,6 +689,9 @@ KIND_TESTS = {
     "Options._djony_description": STRUCTURAL,
     "tastypie_djony.fields._MIXED_CLASSES": STRUCTURAL,
     "tastypie_djony.apikey._KEPT": STRUCTURAL,
+    "tastypie_djony.permissions._KEPT": STRUCTURAL,
+    "tastypie_djony.permissions._BACKENDS": STRUCTURAL,
+    "tastypie_djony.stock._STOCK_AUTHORIZED": STRUCTURAL,
     "tastypie_djony.convert._ZONE": STRUCTURAL,
     "tastypie_djony.formats._BEST_MATCH": test_accept_matches_are_modelresource_s_and_stay_bounded,
     "tastypie_djony.stock._STOCK_URI_METHODS": STRUCTURAL,
