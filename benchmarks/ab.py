@@ -161,7 +161,7 @@ def start(side: Side, scratch: Path, args: argparse.Namespace) -> None:
     env.pop("DJANGO_SETTINGS_MODULE", None)
     side.log = open(scratch / f"{side.label}.log", "w+")  # noqa: SIM115 (closed in main)
     command = [sys.executable, "-m", "benchmarks.ab_worker", args.database]
-    command += [str(args.users), str(args.entries), str(args.authors)]
+    command += [str(args.users), str(args.entries), str(args.authors), args.user]
     side.process = subprocess.Popen(
         command,
         cwd=run_dir,
@@ -360,6 +360,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--entries", type=int, default=500)
     parser.add_argument("--authors", type=int, default=50)
     parser.add_argument("--json", help="write every sample (seconds) to this file")
+    parser.add_argument(
+        "--as", dest="user", choices=("demo", "editor"), default="demo",
+        help="whose ApiKey the tutorial's requests carry (benchmarks.tutorial.USERS)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     unknown = set(args.cases.split(",")) - set(CASES_BY_NAME) if args.cases else set()
     if unknown:

@@ -35,13 +35,13 @@ from benchmarks.ab import CASES_BY_NAME, Case
 class Side:
     """The requests of every case, served in this process through Django's test client."""
 
-    def __init__(self) -> None:
+    def __init__(self, user: str) -> None:
         from django.test import Client
 
         from benchmarks import tutorial
 
         self.client = Client()
-        self.tutorial_headers = tutorial.headers()
+        self.tutorial_headers = tutorial.headers(user)
 
     def request(self, case: Case, flavour: str) -> tuple[str, dict[str, str]]:
         """The URL and headers of ``case`` in ``flavour``."""
@@ -138,7 +138,7 @@ def main() -> None:
     sys.stdout = sys.stderr
     database, users, entries, authors = sys.argv[1], *map(int, sys.argv[2:5])
     vendor = prepare(database, users, entries, authors)
-    side = Side()
+    side = Side(sys.argv[5])
     for line in sys.stdin:
         command = json.loads(line)
         op = command["op"]

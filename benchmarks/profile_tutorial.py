@@ -4,6 +4,7 @@
     python -m benchmarks.profile_tutorial entry-page --flavour v2 --requests 500
     python -m benchmarks.profile_tutorial entry-detail --sort tottime --top 40
     python -m benchmarks.profile_tutorial points-page --benchmark realshapes
+    python -m benchmarks.profile_tutorial entry-detail --as editor  # a user reading permissions
 
 The cases are :data:`benchmarks.tutorial.CASES` (``--benchmark realshapes``:
 :data:`benchmarks.realshapes.CASES`), on the same data as that benchmark's.  Prints the
@@ -32,6 +33,7 @@ def main(argv: list[str] | None = None) -> None:
         "--callers", help="also list who calls the functions whose location contains this"
     )
     parser.add_argument("--benchmark", default="tutorial", choices=("tutorial", "realshapes"))
+    parser.add_argument("--as", dest="user", default="demo", help="tutorial: whose ApiKey")
     args = parser.parse_args(argv)
 
     if args.benchmark == "tutorial":
@@ -46,7 +48,8 @@ def main(argv: list[str] | None = None) -> None:
         (case,) = benchmark.concrete([benchmark.CASES_BY_NAME[args.case]])
     from django.test import Client
 
-    client, extra = Client(), benchmark.headers()
+    user = (args.user,) if args.benchmark == "tutorial" else ()
+    client, extra = Client(), benchmark.headers(*user)
     for _ in range(20):
         benchmark.get(client, args.flavour, case, extra)
     profile = cProfile.Profile()

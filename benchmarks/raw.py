@@ -254,9 +254,9 @@ def page_meta(request: HttpRequest, list_uri: str, limit: int, offset: int, tota
     }
 
 
-def api_key_user(request: HttpRequest, superuser_only: bool) -> int | HttpResponseBase:
-    """The id of the active user the ``ApiKey`` header names with that key (one query), or a
-    401.  ``superuser_only``: the floor checks no permissions, so only a superuser may ask."""
+def api_key_holder(request: HttpRequest) -> tuple[int, bool] | HttpResponseBase:
+    """The id of the active user the ``ApiKey`` header names with that key and whether it is
+    a superuser (one query), or a 401."""
     kind, _, credentials = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
     if kind.lower() != "apikey" or ":" not in credentials:
         return HttpUnauthorized()
@@ -265,9 +265,36 @@ def api_key_user(request: HttpRequest, superuser_only: bool) -> int | HttpRespon
         found = cursor.fetchone()
     if found is None or not found[1]:
         return HttpUnauthorized()
-    if superuser_only and not found[2]:
+    return found[0], bool(found[2])
+
+
+def api_key_user(request: HttpRequest, superuser_only: bool) -> int | HttpResponseBase:
+    """The id of :func:`api_key_holder`'s user, or its 401.  ``superuser_only``: the floor
+    checks no permissions, so only a superuser may ask."""
+    found = api_key_holder(request)
+    if isinstance(found, HttpResponseBase):
+        return found
+    if superuser_only and not found[1]:
         raise ValueError("the raw floor checks no permissions; authenticate a superuser")
     return found[0]
+
+
+#: Whether a user holds a permission, its own or through a group (one query).
+PERMISSION_SQL = (
+    "SELECT 1 FROM auth_permission p "
+    "INNER JOIN django_content_type ct ON ct.id = p.content_type_id "
+    "WHERE ct.app_label = %s AND p.codename = %s AND ("
+    "p.id IN (SELECT up.permission_id FROM auth_user_user_permissions up WHERE up.user_id = %s)"
+    " OR p.id IN (SELECT gp.permission_id FROM auth_group_permissions gp "
+    "INNER JOIN auth_user_groups ug ON ug.group_id = gp.group_id WHERE ug.user_id = %s))"
+)
+
+
+def holds_permission(user_id: int, app_label: str, codename: str) -> bool:
+    """Whether the (active, not superuser) user holds ``<app_label>.<codename>``."""
+    with connection.cursor() as cursor:
+        cursor.execute(PERMISSION_SQL, [app_label, codename, user_id, user_id])
+        return cursor.fetchone() is not None
 
 
 def _refused(request: HttpRequest, floor: Floor) -> HttpResponseBase | None:

@@ -12,7 +12,8 @@ each in five flavours: ``v2`` ModelResource (``/api/v2/``), ``v2p`` ModelResourc
 ``select_related``/``prefetch_related`` (``/api/v2p/``), ``v3`` DjonyResource
 (``/api/v3/``), ``drf`` DRF + the same prefetch (:mod:`benchmarks.tutorial_drf`) and
 ``raw`` the hand-written SQL floor (:mod:`benchmarks.tutorial_raw`).  Requests carry the
-demo superuser's ``ApiKey`` header.
+demo superuser's ``ApiKey`` header, or with ``--as editor`` a user who holds the permissions
+through a group (:data:`USERS`).
 
 Before timing, every flavour must answer 200, the Tastypie flavours and the floor with
 v2's bytes (each API's prefix replaced by a common one), DRF with v2's data; a wrong
@@ -64,10 +65,18 @@ CASES = (
 CASES_BY_NAME = {case.name: case for case in CASES}
 
 
-def headers() -> dict[str, str]:
+#: Whose ``ApiKey`` the requests carry (``--as``): the demo superuser, whom
+#: ``DjangoAuthorization`` lets through without reading permissions, or an editor, a user
+#: holding the ``change`` permissions through a group, whose permissions Django's backend
+#: reads on each request.
+USERS = ("demo", "editor")
+
+
+def headers(user: str = "demo") -> dict[str, str]:
     from example_project.showcase import seeding
 
-    username, key = seeding.demo_api_key()
+    key_of = seeding.editor_api_key if user == "editor" else seeding.demo_api_key
+    username, key = key_of()
     return {"HTTP_AUTHORIZATION": f"ApiKey {username}:{key}"}
 
 
@@ -104,6 +113,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--users", type=int, default=50)
     parser.add_argument("--entries", type=int, default=500)
     parser.add_argument("--json", help="write every sample (seconds) to this file")
+    parser.add_argument(
+        "--as", dest="user", choices=USERS, default="demo", help="whose ApiKey (see USERS)"
+    )
     harness.add_order_argument(parser)
     args = parser.parse_args(argv)
     prepare(args.database, args.users, args.entries)
@@ -116,9 +128,9 @@ def main(argv: list[str] | None = None) -> None:
     cases = [CASES_BY_NAME[n] for n in args.cases.split(",")] if args.cases else list(CASES)
     flavours = tuple(args.flavours.split(","))
     client = Client()
-    extra = headers()
+    extra = headers(args.user)
     print(
-        f"{connection.vendor}, {args.users} users, {args.entries} entries, Django "
+        f"{connection.vendor}, {args.users} users, {args.entries} entries, as {args.user}, Django "
         f"{django.get_version()}, tastypie {tastypie.__version__}, Python "
         f"{sys.version.split()[0]}, {args.rounds} rounds, order: {args.order}"
     )

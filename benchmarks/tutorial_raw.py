@@ -1,7 +1,8 @@
 """The raw-SQL floor of the tutorial's resources: the same bytes from cursor queries.
 
 No ORM, no Tastypie: the ``ApiKey`` header checked in one query (an active superuser
-passes ``DjangoAuthorization`` without another), the rows in one query per table
+passes ``DjangoAuthorization`` without another, another user's permission is one more
+query), the rows in one query per table
 (entries joined to their users), the page's ``meta`` as Tastypie's paginator writes it,
 URIs from a prefix, ``json.dumps``.  ``/raw/tutorial/<resource>/`` answers as
 ``/api/v2/<resource>/`` (:mod:`example_project.showcase.tutorial`); the benchmark
@@ -17,19 +18,19 @@ from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponseBase
 from django.urls import reverse
 
-from benchmarks.raw import _datetime, api_key_user, json_response, page_meta
+from benchmarks.raw import _datetime, api_key_holder, holds_permission, json_response, page_meta
 
 API_NAME = "v2"
 MAX_LIMIT = 1000
 DEFAULT_LIMIT = 20
 ENTRY_COLUMNS = ("id", "pub_date", "title", "slug", "body", "user_id")
 USER_COLUMNS = ("id", "date_joined", "first_name", "last_login", "last_name", "username")
-#: resource -> (the ApiKey header is needed, only a superuser is served: DjangoAuthorization)
+#: resource -> (the ApiKey header is needed, the permission DjangoAuthorization reads with)
 GUARDS = {
-    "entry": (True, True),
-    "plainentry": (False, False),
-    "myentry": (True, False),
-    "author": (True, True),
+    "entry": (True, ("showcase", "change_entry")),
+    "plainentry": (False, None),
+    "myentry": (True, None),
+    "author": (True, ("auth", "change_user")),
 }
 
 
@@ -40,10 +41,16 @@ def _prefix(resource_name: str) -> str:
 
 def _authenticated(request: HttpRequest, resource: str) -> int | None | HttpResponseBase:
     """The key's user id (``None`` when the resource needs no key), or a 401."""
-    keyed, superuser_only = GUARDS[resource]
+    keyed, permission = GUARDS[resource]
     if not keyed:
         return None
-    return api_key_user(request, superuser_only)
+    found = api_key_holder(request)
+    if isinstance(found, HttpResponseBase):
+        return found
+    user_id, superuser = found
+    if permission and not superuser and not holds_permission(user_id, *permission):
+        raise ValueError("the raw floor serves users holding the permission only")
+    return user_id
 
 
 def _entry(row: tuple, uri: str) -> dict[str, Any]:

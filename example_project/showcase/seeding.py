@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from django.contrib.auth.models import Permission, User
+from django.contrib.auth.models import Group, Permission, User
 from django.contrib.contenttypes.models import ContentType
 from django.core.management.color import no_style
 from django.db import connections, transaction
@@ -269,6 +269,34 @@ def demo_api_key(using: str = "default") -> tuple[str, str] | None:
     user = User.objects.using(using).filter(pk=DEMO_USER_ID).first()
     if user is None:
         return None
+    api_key, _ = ApiKey.objects.using(using).get_or_create(user=user)
+    return user.username, api_key.key
+
+
+#: The group :func:`editor_api_key` puts its user in, and what it holds: the ``change``
+#: permissions Tastypie's ``DjangoAuthorization`` reads the tutorial's entries and users with.
+EDITORS_GROUP = "tutorial editors"
+EDITOR_PERMISSIONS = (("showcase", "change_entry"), ("auth", "change_user"))
+
+
+def editor_api_key(using: str = "default") -> tuple[str, str] | None:
+    """``(username, key)`` of the first active user who is not a superuser, made a member
+    of :data:`EDITORS_GROUP` (what ``DjangoAuthorization`` asks Django's permission backend
+    about on each of its requests, where the demo superuser passes without a query), with
+    its Tastypie API key; made on first call.  ``None`` when there is no such user."""
+    from tastypie.models import ApiKey
+
+    users = User.objects.using(using)
+    user = users.filter(is_active=True, is_superuser=False).order_by("pk").first()
+    if user is None:
+        return None
+    group, _ = Group.objects.using(using).get_or_create(name=EDITORS_GROUP)
+    for app_label, codename in EDITOR_PERMISSIONS:
+        permission = Permission.objects.using(using).get(
+            content_type__app_label=app_label, codename=codename
+        )
+        group.permissions.add(permission)
+    user.groups.add(group)
     api_key, _ = ApiKey.objects.using(using).get_or_create(user=user)
     return user.username, api_key.key
 
