@@ -133,6 +133,23 @@ def test_the_benchmark_flavours_answer_the_same_before_timing(client, seeded):
 
 
 @pytest.mark.urls("benchmarks.urls")
+def test_the_benchmark_s_editor_reads_through_its_group_permissions(client, seeded):
+    """``--as editor``: a user who is not a superuser, holding the permissions through a
+    group; every flavour (the floor reading the permission itself) answers alike."""
+    editor = tutorial.headers("editor")
+    username = editor["HTTP_AUTHORIZATION"].split()[1].split(":")[0]
+    user = User.objects.get(username=username)
+    assert not user.is_superuser and not user.user_permissions.filter(codename="change_entry")
+    for case in tutorial.CASES:
+        if case.name not in tutorial.DEMO_ONLY:
+            assert tutorial.check(client, case, tutorial.FLAVOURS, editor) > 0
+    user.groups.clear()  # then DjangoAuthorization refuses it, and so does the floor
+    assert client.get("/api/v2/entry/7/", **editor).status_code == 401
+    with pytest.raises(ValueError, match="holding the permission"):
+        client.get("/raw/tutorial/entry/7/", **editor)
+
+
+@pytest.mark.urls("benchmarks.urls")
 def test_the_benchmark_check_catches_a_different_body(client, seeded, monkeypatch):
     real = tutorial.get
 
