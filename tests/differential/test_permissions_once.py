@@ -14,6 +14,7 @@ from django.db import connection, transaction
 from django.http import HttpRequest
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
+from django.utils.functional import SimpleLazyObject
 from tastypie.authorization import DjangoAuthorization
 from tastypie.exceptions import ImmediateHttpResponse
 
@@ -160,6 +161,13 @@ class OwnCheck(DjangoAuthorization):
         return user.username == "noperm"
 
 
+class OwnCheckBookResource(DjonyResource):
+    class Meta:
+        queryset = Book.objects.all()
+        resource_name = "permissions-once-own-check"
+        authorization = OwnCheck()
+
+
 @pytest.mark.parametrize("step", sorted(permissions.STEPS))
 def test_every_step_reads_the_sets_django_reads(differential, step):
     """Each ``authorized_*`` step: the user's sets are Django's own, and the step answers
@@ -197,8 +205,7 @@ def _outcome(call):
 
 
 def test_an_authorization_of_its_own_is_asked_as_it_is(differential):
-    resource = BookResource()
-    resource._meta.authorization = OwnCheck()
+    resource = OwnCheckBookResource()
     request = HttpRequest()
     request.user = User.objects.get(username="noperm")
     bundle = resource.build_bundle(obj=Book.objects.first(), request=request)
@@ -206,3 +213,16 @@ def test_an_authorization_of_its_own_is_asked_as_it_is(differential):
         assert resource.authorized_read_detail(Book.objects.all(), bundle) is True
     assert permission_statements(queries) == []
     assert not hasattr(request.user, "_user_perm_cache")
+
+
+def test_a_lazy_user_is_read_first_as_has_perm_reads_it(differential):
+    """``AuthenticationMiddleware``'s ``request.user`` not read yet (no authentication class
+    asked): the permissions are left on the user it wraps, as ``has_perm`` leaves them."""
+    resource = BookResource()
+    request = HttpRequest()
+    request.user = SimpleLazyObject(lambda: User.objects.get(username="basicuser"))
+    bundle = resource.build_bundle(obj=Book.objects.first(), request=request)
+    with CaptureQueriesContext(connection) as queries:
+        assert resource.authorized_read_detail(Book.objects.all(), bundle) is True
+    assert len(permission_statements(queries)) == 2
+    assert "testapp.change_book" in request.user._wrapped._user_perm_cache
