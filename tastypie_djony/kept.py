@@ -85,11 +85,12 @@ register(
 )
 register(
     "tastypie_djony.permissions._KEPT",
-    "(a user model, the databases of its users' own and its groups' permission queries) -> "
+    "(a user model, the databases of its users' own and its groups' permission queries and "
+    "of the groups' subquery) -> "
     "the SQL Django's ModelBackend compiles for them, or None: kept only where the user's "
     "key is the one parameter and djony.objects.independent.request_independent proves the "
     "rest the same for every request, over plain default managers of Permission and Group",
-    "one per user model and pair of database aliases",
+    "one per user model and triple of database aliases",
 )
 register(
     "tastypie_djony.permissions._BACKENDS",
@@ -99,8 +100,7 @@ register(
 )
 register(
     "tastypie_djony.stock._STOCK_AUTHORIZED",
-    "Tastypie's authorized_read_detail and the overrides marked stock_authorized_method at "
-    "import",
+    "Tastypie's authorized_read_detail and the overrides marked stock_authorized_method at import",
     "one per decorated method",
 )
 register(

@@ -49,8 +49,8 @@ COLUMNS = ("content_type__app_label", "codename")
 #: ``tuple(settings.AUTHENTICATION_BACKENDS)`` -> whether it is one ``ModelBackend``.
 _BACKENDS: dict[tuple, bool] = {}
 
-#: (user model, database of the user's own permissions, of its groups') -> the two SQL
-#: statements, or ``None`` where Django's are not one integer key's.
+#: (user model, database of the user's own permissions, of its groups', of its groups'
+#: subquery) -> the two SQL statements, or ``None`` where Django's are not one integer key's.
 _KEPT: dict[tuple, tuple[str, str] | None] = {}
 
 
@@ -80,11 +80,11 @@ def read_permissions(authorization: Any, action: str, request: Any) -> None:
         user = user._wrapped
     if not _reads_both(user):
         return
-    kept = _statements(user)
+    aliases = _aliases(user)
+    kept = _statements(user, aliases)
     if kept is None:
         return
-    aliases = _aliases(user)
-    for (_, cache), sql, alias in zip(CACHES, kept, aliases, strict=True):
+    for (_, cache), sql, alias in zip(CACHES, kept, aliases[:2], strict=True):
         with connections[alias].cursor() as cursor:
             cursor.execute(sql, (user.pk,))
             rows = cursor.fetchall()
@@ -116,28 +116,34 @@ def _model_backend_only() -> bool:
     return _BACKENDS[key]
 
 
-def _aliases(user: Any) -> tuple[str, str]:
-    """Where Django's two queries run: the related manager's hint is the user object."""
-    return router.db_for_read(Permission, instance=user), router.db_for_read(Permission)
+def _aliases(user: Any) -> tuple[str, str, str]:
+    """Where Django's two queries run (the related manager's hint is the user object),
+    then where the second one's subquery of the user's groups would (Django refuses a
+    subquery of another database)."""
+    return (
+        router.db_for_read(Permission, instance=user),
+        router.db_for_read(Permission),
+        router.db_for_read(Group, instance=user),
+    )
 
 
-def _statements(user: Any) -> tuple[str, str] | None:
-    """The SQL of ``ModelBackend``'s two queries for users of ``user``'s model (kept)."""
-    aliases = _aliases(user)
+def _statements(user: Any, aliases: tuple[str, str, str]) -> tuple[str, str] | None:
+    """The SQL of ``ModelBackend``'s two queries for users of ``user``'s model on
+    ``aliases`` (:func:`_aliases`), kept."""
     key = (type(user), *aliases)
     if key not in _KEPT:
         _KEPT[key] = _compile(user, aliases)
     return _KEPT[key]
 
 
-def _compile(user: Any, aliases: tuple[str, str]) -> tuple[str, str] | None:
+def _compile(user: Any, aliases: tuple[str, str, str]) -> tuple[str, str] | None:
     """Django's SQL of both queries for ``user``, where it is the same for every user of
     its model but the key (the one parameter), else ``None``."""
     if not (plain_manager(Permission) and plain_manager(Group)):
         return None
     backend = ModelBackend()
     statements = []
-    for (source, _), alias in zip(CACHES, aliases, strict=True):
+    for (source, _), alias in zip(CACHES, aliases[:2], strict=True):
         queryset = getattr(backend, f"_get_{source}_permissions")(user)
         queryset = queryset.values_list(*COLUMNS).order_by()
         if queryset.db != alias:
