@@ -26,9 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.apps import apps
 from django.conf import settings
-from django.contrib.auth.backends import AllowAllUsersModelBackend, ModelBackend
-from django.contrib.auth.models import Group, Permission, PermissionsMixin
 from django.db import connections, router
 from django.utils.functional import LazyObject, empty
 from django.utils.module_loading import import_string
@@ -38,7 +37,10 @@ from djony.serving import plain_manager, request_independent
 from tastypie_djony.stock import stock_authorized_method
 
 #: The backends whose permission checks are Django's ``ModelBackend``'s own.
-MODEL_BACKENDS = (ModelBackend, AllowAllUsersModelBackend)
+MODEL_BACKENDS = (
+    "django.contrib.auth.backends.ModelBackend",
+    "django.contrib.auth.backends.AllowAllUsersModelBackend",
+)
 
 #: Where ``ModelBackend`` keeps each set on the user object, in the order it reads them.
 CACHES = (("user", "_user_perm_cache"), ("group", "_group_perm_cache"))
@@ -92,7 +94,13 @@ def read_permissions(authorization: Any, action: str, request: Any) -> None:
 
 
 def _reads_both(user: Any) -> bool:
-    """Whether ``user.has_perm`` (no object) will run ``ModelBackend``'s two queries."""
+    """Whether ``user.has_perm`` (no object) will run ``ModelBackend``'s two queries.
+
+    Never without ``django.contrib.auth`` installed (its models are imported only then)."""
+    if not apps.is_installed("django.contrib.auth"):
+        return False
+    from django.contrib.auth.models import PermissionsMixin
+
     kind = type(user)
     if (
         getattr(kind, "has_perm", None) is not PermissionsMixin.has_perm
@@ -112,7 +120,8 @@ def _reads_both(user: Any) -> bool:
 def _model_backend_only() -> bool:
     key = tuple(settings.AUTHENTICATION_BACKENDS)
     if key not in _BACKENDS:
-        _BACKENDS[key] = len(key) == 1 and import_string(key[0]) in MODEL_BACKENDS
+        models = tuple(import_string(path) for path in MODEL_BACKENDS)
+        _BACKENDS[key] = len(key) == 1 and import_string(key[0]) in models
     return _BACKENDS[key]
 
 
@@ -120,6 +129,8 @@ def _aliases(user: Any) -> tuple[str, str, str]:
     """Where Django's two queries run (the related manager's hint is the user object),
     then where the second one's subquery of the user's groups would (Django refuses a
     subquery of another database)."""
+    from django.contrib.auth.models import Group, Permission
+
     return (
         router.db_for_read(Permission, instance=user),
         router.db_for_read(Permission),
@@ -139,6 +150,9 @@ def _statements(user: Any, aliases: tuple[str, str, str]) -> tuple[str, str] | N
 def _compile(user: Any, aliases: tuple[str, str, str]) -> tuple[str, str] | None:
     """Django's SQL of both queries for ``user``, where it is the same for every user of
     its model but the key (the one parameter), else ``None``."""
+    from django.contrib.auth.backends import ModelBackend
+    from django.contrib.auth.models import Group, Permission
+
     if not (plain_manager(Permission) and plain_manager(Group)):
         return None
     backend = ModelBackend()
