@@ -20,7 +20,8 @@ does; every path asks here:
   answered outside that view's handling.
 
 A method counts as Tastypie's own when it is the one ``base`` (``DjonyResource``)
-has, or one marked equivalent with :func:`stock_uri_method`.
+has, or one marked equivalent with :func:`stock_uri_method` (URIs) or
+:func:`stock_authorized_method` (authorization steps).
 """
 
 from __future__ import annotations
