@@ -153,6 +153,10 @@ class Differential:
         finally:
             transaction.savepoint_rollback(savepoint)
 
+    def forget(self, case: Case) -> None:
+        """Drop the reference's kept answer to ``case`` (a test changed the data)."""
+        self._reference.pop(case, None)
+
     def answer(self, case: Case, api: str) -> Answer:
         if api == REFERENCE:
             if case not in self._reference:
