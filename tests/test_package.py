@@ -13,6 +13,7 @@ import contextlib
 import io
 import re
 import runpy
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -36,6 +37,31 @@ def test_one_version_with_a_changelog_entry():
     assert tastypie_djony.__version__ == djony.__version__
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     assert re.search(rf"^## \[?{re.escape(djony.__version__)}\]? - ", changelog, re.M)
+
+
+def test_the_resource_and_the_field_import_from_the_package():
+    from tastypie_djony import DjonyResource, SetField
+    from tastypie_djony.fields import SetField as field_class
+    from tastypie_djony.resources import DjonyResource as resource_class
+
+    assert DjonyResource is resource_class
+    assert SetField is field_class
+    with pytest.raises(AttributeError, match="no attribute 'ModelResource'"):
+        tastypie_djony.ModelResource  # noqa: B018 - the attribute access is the test
+
+
+def test_the_package_imports_before_django_is_set_up():
+    """``INSTALLED_APPS`` names the package before the app registry is ready: importing it
+    must not import Tastypie's resources (they need the registry)."""
+    code = (
+        "import sys, tastypie_djony; "
+        "assert 'tastypie.resources' not in sys.modules, 'tastypie.resources imported'; "
+        "assert 'tastypie_djony.resources' not in sys.modules"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert done.returncode == 0, done.stderr
 
 
 @pytest.mark.parametrize(
