@@ -32,12 +32,15 @@ whole surface it relies on, so djony's modules can move without it noticing.
   filters of a per-user list, their values parameters: :func:`kept_sql`), and the proof
   that a query compiles the same in every request (:func:`request_independent`).
 - State kept between requests: :class:`BoundedCache` and :func:`register`.
+- Profiles: :data:`INSIDE_DJANGO_CALLS`, djony's files whose time is their caller's.
 
 Add a name here (re-exported from where it lives) before the serving layer
 uses it.
 """
 
 from __future__ import annotations
+
+import sys
 
 from djony.bridge import backends
 from djony.bridge.backends import REFUSAL_KINDS, ReadRefusal, read_refusal
@@ -84,7 +87,15 @@ from djony.objects.shapes import then as recipe_then
 from djony.objects.ties import sort_columns, tied, unique_order
 from djony.registry import entity_for, has_entity_subclasses, pin_reads, write_alias, writing
 
+#: The files of djony's code that runs inside Django's own calls, whoever made them: the
+#: statement watch's ``execute_wrapper`` and the model classes' ``isinstance`` check.  A
+#: profile that tells whose code a moment belongs to counts them as their caller's.
+INSIDE_DJANGO_CALLS = tuple(
+    sys.modules[hook.__module__].__file__ for hook in (watching_writes, is_entity_object)
+)
+
 __all__ = [
+    "INSIDE_DJANGO_CALLS",
     "REFUSAL_KINDS",
     "BoundedCache",
     "EntityDescriptor",

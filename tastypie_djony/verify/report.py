@@ -6,7 +6,9 @@ DjonyResource answers with a 4xx (better, never worse), with ``--writes`` how
 many writes succeeded on both sides, each side's median time and the speed-up
 with its spread, from the interleaved rounds of :mod:`tastypie_djony.verify.timing`
 (``-`` where too few rounds ran, and for a resource no GET reads:
-:mod:`tastypie_djony.verify.refusals`), and which path serves the DjonyResource side's
+:mod:`tastypie_djony.verify.refusals`), the most any base could make it faster, the share
+of DjonyResource's time in the project's own code (:mod:`tastypie_djony.verify.owners`),
+and which path serves the DjonyResource side's
 JSON lists and details (:func:`served_line`: the plans, or Tastypie's general path
 and why).  :func:`as_json` is the same as data, for ``--json``.
 """
@@ -41,6 +43,9 @@ class ResourceSummary:
     served_by: dict[str, str] = field(default_factory=dict)
     #: The GETs both sides refuse with a 405 (``None``: its lists and details are read).
     not_readable: NotReadable | None = None
+    #: The share of DjonyResource's time in the project's own code, sampled
+    #: (:mod:`tastypie_djony.verify.owners`; ``None``: not sampled).
+    own_code: float | None = None
 
     @property
     def different(self) -> list[Outcome]:
@@ -117,6 +122,7 @@ class ResourceSummary:
             "median_ms": {side: _round(self.median_ms(side)) for side in SIDES},
             "speedup": _round(self.speedup()),
             "timing": self.speed.as_json() if self.speed is not None else None,
+            "own_code_share": _round(self.own_code),
             "timed": self._timed_json(),
             "served_by": dict(self.served_by),
             "speedup_by_kind": {
@@ -165,7 +171,7 @@ def table(summaries: Iterable[ResourceSummary], writes: bool = False) -> str:
     rows = [
         ("resource", "requests", "identical", "different", "improved", "volatile",
          *(("writes ok",) if writes else ()), "ModelResource ms", "DjonyResource ms",
-         "speed-up", "p10-p90", "at most", "lists / details by"),
+         "speed-up", "p10-p90", "at most", "own code", "lists / details by"),
     ]  # fmt: skip
     for summary in summaries:
         data = summary.as_json()
@@ -188,6 +194,7 @@ def table(summaries: Iterable[ResourceSummary], writes: bool = False) -> str:
                 _times(speed),
                 f"{summary.speed.low:.1f}-{summary.speed.high:.1f}" if summary.speed else "-",
                 _times(summary.speed.ceiling if summary.speed else None),
+                _percent(summary.own_code),
                 " / ".join(_short(summary.served_by.get(page, "")) for page in ("list", "detail")),
             )
         )
@@ -259,6 +266,27 @@ def ceiling_line(summaries: Iterable[ResourceSummary]) -> str | None:
     )
 
 
+def own_code_line(summaries: Iterable[ResourceSummary]) -> str | None:
+    """How much of DjonyResource's time the project's own code took (the table's "own
+    code"): the median over the resources sampled, the most of them, and what it means."""
+    shares = sorted(
+        ((summary.own_code, summary.uri) for summary in summaries if summary.own_code is not None),
+        reverse=True,
+    )
+    if not shares:
+        return None
+    median = statistics.median(share for share, _ in shares)
+    most, most_uri = shares[0]
+    return (
+        "The project's own code (its hooks, authorization, get_object_list, model methods, "
+        "managers and middleware, with the queries they build and run), sampled on "
+        f"DjonyResource: {_percent(median)} of a request's time (median over {len(shares)} "
+        f"resources; the most, {_percent(most)}, {most_uri}). It runs as on ModelResource: "
+        'the table\'s "own code" is the part of each resource that switching cannot make '
+        "faster"
+    )
+
+
 #: The kinds of timed request the summary gives a figure for, in this order.
 TIMED_KINDS = (
     ("list", "list pages"),
@@ -320,6 +348,10 @@ def speedup_by_kind_line(summaries: Iterable[ResourceSummary]) -> str | None:
 
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.0f}%"
 
 
 def _times(value: float | None) -> str:

@@ -54,6 +54,10 @@ def test_example_verifies_clean_as_demo(demo):
     assert "\nOutside the resources' code (the same requests with each resource's views " in text
     assert "; inside the resources' code DjonyResource answered " in text
     assert "at most" in text.partition("\nresource ")[2].splitlines()[0]  # the table's column
+    assert "own code" in text.partition("\nresource ")[2].splitlines()[0]
+    own_code = text.partition("\nThe project's own code (its hooks, ")[2].splitlines()[0]
+    assert "sampled on DjonyResource: " in own_code
+    assert "% of a request's time (median over " in own_code
     assert "lists / details by" in text
     for uri in ("/api/v2/auth/user/", "/api/v3/auth/user/", "/api/v3/auth/permission/",
                 "/api/v2/entry/", "/api/v3/entry/", "/api/v3/author/"):  # fmt: skip

@@ -48,6 +48,7 @@ from tastypie_djony.verify import (
     credentials,
     discovery,
     generation,
+    owners,
     refusals,
     report,
     running,
@@ -77,6 +78,10 @@ class PinnedRouter:
     def allow_relation(self, *objects: Any, **hints: Any) -> bool:
         return True
 
+
+#: Seconds at least for sampling the project's share of the timed resources' time (a
+#: tenth of --timing-seconds when that is more).
+SAMPLING_SECONDS = 5.0
 
 #: Printed when a run writes: the database is rolled back, the world outside it is not.
 WRITES_WARNING = (
@@ -425,7 +430,8 @@ class Command(BaseCommand):
         """Each resource's speed (:mod:`tastypie_djony.verify.timing`), within --timing-seconds;
         not of a resource no GET reads (:mod:`tastypie_djony.verify.refusals`). Its
         requests are also timed with the resources answering at once, for the time outside
-        their code and their ceiling."""
+        their code and their ceiling, and sampled on the DjonyResource side for the share of
+        the project's own code (:mod:`tastypie_djony.verify.owners`)."""
         if not options["timing_seconds"]:
             return
         outside = running.Side(
@@ -449,6 +455,19 @@ class Command(BaseCommand):
             speeds = timing.time_requests(send, chosen, options["rounds"], deadline)
         for uri, speed in speeds.items():
             summaries[uri].speed = speed
+        # Then how much of each timed resource's time is the project's own code.
+        djony_side = {
+            uri: [(request, sides[1]) for request, sides in chosen[uri]]
+            for uri, speed in speeds.items()
+            if speed is not None
+        }
+        budget_seconds = max(SAMPLING_SECONDS, options["timing_seconds"] / 10)
+        with timing.frozen_heap():
+            shares = owners.project_shares(
+                send, djony_side, runner.request_code(), time.monotonic() + budget_seconds
+            )
+        for uri, share in shares.items():
+            summaries[uri].own_code = share
 
     def _logged(self, targets: list, options: dict[str, Any]) -> list[list[generation.Request]]:
         """``--from-log``: the logged GET paths, per resource."""
@@ -534,6 +553,9 @@ class Command(BaseCommand):
         ceiling = report.ceiling_line(summaries)
         if ceiling:
             out.write(f"\n{ceiling}")
+        own_code = report.own_code_line(summaries)
+        if own_code:
+            out.write(f"\n{own_code}")
         if not failed:
             out.write("\nEvery answer is the same on both bases.")
         if uncompared:
