@@ -67,7 +67,7 @@ class Owners:
         paths = sysconfig.get_paths()
         libraries = [paths[name] for name in ("stdlib", "platstdlib", "purelib", "platlib")]
         libraries += [*site.getsitepackages(), site.getusersitepackages()]
-        libraries += [_package_dir(django), sys.prefix, sys.base_prefix, sys.exec_prefix]
+        libraries.append(_package_dir(django))  # (not the prefixes: /usr holds /usr/src/app)
         #: (directory with a trailing separator, owner), the longest first: a package of
         #: ours installed in ``site-packages`` is ours.
         self._dirs = sorted(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 import threading
 
@@ -33,6 +34,9 @@ def test_each_file_has_its_owner():
     assert owners.of("<frozen importlib._bootstrap>") is None
     for hook in INSIDE_DJANGO_CALLS:  # djony inside Django's own calls: the caller's
         assert owners.of(hook) is None
+    # A project under the interpreter's prefix (a system Python's /usr, /usr/src/app) is
+    # still the project: only the library directories themselves are libraries.
+    assert owners.of(os.path.join(sys.prefix, "src", "app", "views.py")) is True
 
 
 def _within(work):
