@@ -1,11 +1,13 @@
 """How much of a resource's time is the project's own code, sampled.
 
 Switching the base class makes Tastypie's work and the ORM's faster; the project's own
-code (its ``dehydrate_*`` hooks, authorization classes, ``get_object_list``, model
-methods, managers and middleware) runs the same on either base, and so do the queries
-that code builds and runs.  Where that code takes most of a request, no base class makes
-the request much faster: this module measures that share, so that ``djony_verify`` can
-say so instead of leaving a small speed-up unexplained.
+code in the resource (its ``dehydrate_*`` hooks, authorization classes,
+``get_object_list``, model methods and managers) runs the same on either base, and so
+do the queries that code builds and runs.  Where that code takes most of a request, no
+base class makes the request much faster: this module measures that share, so that
+``djony_verify`` can say so instead of leaving a small speed-up unexplained.  (The
+project's middleware is outside the resource's view, in the time ``djony_verify`` times
+outside the resources, :mod:`tastypie_djony.verify.timing`: it is not counted here.)
 
 After the timed rounds, each resource's timed requests are sent again on the
 DjonyResource side while a thread looks at the sending thread's stack every
@@ -17,7 +19,9 @@ belongs to the innermost frame on the stack whose code is not a library's
 the third-party packages installed in the environment and djony's hooks inside Django's
 own calls (:data:`djony.serving.INSIDE_DJANGO_CALLS`) belong to whoever called them: the
 ORM work of a query the project's hook builds is the project's, the same ORM work asked
-for by djony is djony's.  A project installed as a package into the environment's
+for by djony is djony's.  A sample is the project's only inside the resource's view
+(:data:`RESOURCE_VIEW`); a view of the project's own that never calls DjonyResource's
+gives no figure.  A project installed as a package into the environment's
 ``site-packages`` is a library by that rule; its share would show as 0%.
 
 The figure is a share of DjonyResource's time, sampled, not timed: about 200 samples per
@@ -32,11 +36,16 @@ import sys
 import sysconfig
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from types import CodeType, FrameType
 from typing import Any
 
 from djony.serving import INSIDE_DJANGO_CALLS
+from tastypie_djony.resources import DjonyResource
+
+#: The code every DjonyResource view runs for a read, inside ``wrap_view``'s wrapper.
+RESOURCE_VIEW = DjonyResource._answer.__code__
 
 #: Seconds between two looks at the sending thread's stack.
 SAMPLE_SECONDS = 0.0005
@@ -93,17 +102,24 @@ class Owners:
         self._known[filename] = owner
         return owner
 
-    def projects(self, frame: FrameType | None, within: CodeType) -> bool | None:
-        """Whether the innermost frame of ``frame``'s stack that is not a library's is the
-        project's, looking no further out than the frame running ``within`` (``False``
-        when none before it); ``None`` when no frame runs ``within``: the stack is not
-        inside it."""
+    def sample(self, frame: FrameType | None, within: CodeType, view: CodeType) -> str | None:
+        """Whose moment ``frame``'s stack is, looking no further out than the frame running
+        ``within`` (the request): ``"project"`` when the innermost frame that is not a
+        library's is the project's, inside a call of ``view`` (the resource's view);
+        ``"resource"``, another moment of the view; ``"outside"``, a moment outside the
+        view (Django's request cycle, the middleware, the project's included: the time
+        djony_verify times outside the resource); ``None`` when no frame runs ``within``."""
         decided: bool | None = None
+        in_view = False
         while frame is not None:
             code = frame.f_code
             if code is within:
-                return bool(decided)
-            if decided is None:
+                if not in_view:
+                    return "outside"
+                return "project" if decided else "resource"
+            if code is view:
+                in_view = True
+            elif decided is None:
                 decided = self.of(code.co_filename)
             frame = frame.f_back
         return None
@@ -122,20 +138,23 @@ def project_shares(
     requests: dict[str, list[tuple[Any, Any]]],
     within: CodeType,
     deadline: float,
+    view: CodeType = RESOURCE_VIEW,
     owners: Owners | None = None,
 ) -> dict[str, float | None]:
-    """Per resource, the share of its requests' samples that were the project's code
-    (``None``: fewer than :data:`MIN_SAMPLES`, the deadline came first).
+    """Per resource, the share of its requests' samples that were the project's code in
+    the resource's view (``None``: fewer than :data:`MIN_SAMPLES`, the deadline came
+    first, or no sample was in the view).
 
     ``requests``: resource -> ``[(request, side)]``; ``send(side, request)`` answers one
     (in this thread, whose stack is sampled).  Only samples inside a call of ``within``
     count (the request itself, not what ``send`` does around it: a transaction, a
-    credential).  Stops at ``deadline`` (``time.monotonic()``).
+    credential); ``view``: the code every view of the resources runs (:meth:`Owners.sample`).
+    Stops at ``deadline`` (``time.monotonic()``).
     """
     owners = owners or Owners()
     sending = threading.get_ident()
     current: list[str | None] = [None]
-    counts = {resource: [0, 0] for resource in requests}  # the project's, all
+    counts = {resource: Counter() for resource in requests}
     stop = threading.Event()
 
     def sample() -> None:
@@ -144,11 +163,9 @@ def project_shares(
             frame = sys._current_frames().get(sending)
             if resource is None or frame is None:
                 continue
-            mine = owners.projects(frame, within)
-            if mine is not None:
-                count = counts[resource]
-                count[1] += 1
-                count[0] += mine
+            whose = owners.sample(frame, within, view)
+            if whose is not None:
+                counts[resource][whose] += 1
 
     switch = sys.getswitchinterval()
     sampler = threading.Thread(target=sample, name="djony_verify sampler", daemon=True)
@@ -158,7 +175,7 @@ def project_shares(
         for resource, pairs in requests.items():
             rounds = 0
             while (
-                counts[resource][1] < TARGET_SAMPLES
+                counts[resource].total() < TARGET_SAMPLES
                 and rounds < MAX_ROUNDS
                 and time.monotonic() < deadline
             ):
@@ -173,7 +190,11 @@ def project_shares(
         stop.set()
         sampler.join()
         sys.setswitchinterval(switch)
-    return {
-        resource: (mine / seen if seen >= MIN_SAMPLES else None)
-        for resource, (mine, seen) in counts.items()
-    }
+    return {resource: _share(count) for resource, count in counts.items()}
+
+
+def _share(count: Counter) -> float | None:
+    seen = count.total()
+    if seen < MIN_SAMPLES or not count["project"] + count["resource"]:
+        return None
+    return count["project"] / seen

@@ -103,6 +103,16 @@ class ResourceSummary:
     def speedup(self) -> float | None:
         return self.speed.speedup if self.speed is not None else None
 
+    def own_code_ceiling(self) -> float | None:
+        """The most any base could make this resource faster with the project's own code
+        in it and the time outside it as they are: ModelResource's time over the outside
+        time plus that code's share of DjonyResource's time (``None``: not both measured)."""
+        speed = self.speed
+        if speed is None or speed.outside_ms is None or self.own_code is None:
+            return None
+        floor = speed.outside_ms + self.own_code * speed.djony_ms
+        return speed.model_ms / floor if floor > 0 else None
+
     def as_json(self) -> dict[str, Any]:
         return {
             "resource": self.uri,
@@ -123,6 +133,7 @@ class ResourceSummary:
             "speedup": _round(self.speedup()),
             "timing": self.speed.as_json() if self.speed is not None else None,
             "own_code_share": _round(self.own_code),
+            "own_code_ceiling": _round(self.own_code_ceiling()),
             "timed": self._timed_json(),
             "served_by": dict(self.served_by),
             "speedup_by_kind": {
@@ -267,23 +278,29 @@ def ceiling_line(summaries: Iterable[ResourceSummary]) -> str | None:
 
 
 def own_code_line(summaries: Iterable[ResourceSummary]) -> str | None:
-    """How much of DjonyResource's time the project's own code took (the table's "own
-    code"): the median over the resources sampled, the most of them, and what it means."""
-    shares = sorted(
-        ((summary.own_code, summary.uri) for summary in summaries if summary.own_code is not None),
-        reverse=True,
-    )
-    if not shares:
+    """How much of DjonyResource's time the project's own code in the resources took (the
+    table's "own code"): the median over the resources sampled, the most of them, and the
+    most any base could make them faster with that code and the time outside them as
+    they are (:meth:`ResourceSummary.own_code_ceiling`)."""
+    sampled = [summary for summary in summaries if summary.own_code is not None]
+    if not sampled:
         return None
-    median = statistics.median(share for share, _ in shares)
-    most, most_uri = shares[0]
+    median = statistics.median(summary.own_code for summary in sampled)
+    most = max(sampled, key=lambda summary: summary.own_code)
+    ceilings = [c for c in (summary.own_code_ceiling() for summary in sampled) if c is not None]
+    bound = (
+        ": with it and the time outside them as they are, no base could answer them more "
+        f"than {statistics.median(ceilings):.2f}x faster than ModelResource (median over "
+        "the resources)"
+        if ceilings
+        else ""
+    )
     return (
-        "The project's own code (its hooks, authorization, get_object_list, model methods, "
-        "managers and middleware, with the queries they build and run), sampled on "
-        f"DjonyResource: {_percent(median)} of a request's time (median over {len(shares)} "
-        f"resources; the most, {_percent(most)}, {most_uri}). It runs as on ModelResource: "
-        'the table\'s "own code" is the part of each resource that switching cannot make '
-        "faster"
+        "The project's own code in the resources (its hooks, authorization, get_object_list, "
+        "model methods and managers, with the queries they build and run), sampled on "
+        f"DjonyResource: {_percent(median)} of a request's time (median over {len(sampled)} "
+        f"resources; the most, {_percent(most.own_code)}, {most.uri}). It runs as on "
+        f"ModelResource{bound}"
     )
 
 

@@ -55,7 +55,8 @@ def test_example_verifies_clean_as_demo(demo):
     assert "; inside the resources' code DjonyResource answered " in text
     assert "at most" in text.partition("\nresource ")[2].splitlines()[0]  # the table's column
     assert "own code" in text.partition("\nresource ")[2].splitlines()[0]
-    own_code = text.partition("\nThe project's own code (its hooks, ")[2].splitlines()[0]
+    own_code = text.partition("\nThe project's own code in the resources (its hooks, ")[2]
+    own_code = own_code.splitlines()[0]
     assert "sampled on DjonyResource: " in own_code
     assert "% of a request's time (median over " in own_code
     assert "lists / details by" in text

@@ -22,6 +22,7 @@ from djony.serving import INSIDE_DJANGO_CALLS
 from tastypie_djony.verify import timing
 from tastypie_djony.verify.owners import Owners, project_shares
 from tastypie_djony.verify.report import ResourceSummary, own_code_line, table
+from tastypie_djony.verify.timing import Speed
 
 
 def test_each_file_has_its_owner():
@@ -44,39 +45,52 @@ def _within(work):
     return work()
 
 
+def _view(work):
+    """Plays the resource's view: the project's code counts inside it only."""
+    return work()
+
+
 def _captured(work) -> list:
     frames = []
     work(lambda *args, **kwargs: frames.append(sys._getframe().f_back))
     return frames
 
 
-def test_a_library_frame_belongs_to_its_caller_and_nothing_outside_the_request_counts():
+def test_a_library_frame_belongs_to_its_caller_and_only_the_view_is_the_resource():
     owners = Owners()
-    within = _within.__code__
+    request, view = _within.__code__, _view.__code__
 
-    # json's decoder (a library) calling back: its caller inside the request is the
-    # project (this test's lambda), then Tastypie's own code would be ours.
+    def sample(frame):
+        return owners.sample(frame, request, view)
+
+    # json's decoder (a library) calling back: its caller inside the view is the
+    # project (this test's lambda).
     (in_library,) = _captured(
-        lambda hook: _within(lambda: json.loads('{"a": 1}', object_pairs_hook=hook))
+        lambda hook: _within(lambda: _view(lambda: json.loads('{"a": 1}', object_pairs_hook=hook)))
     )
     assert owners.of(in_library.f_code.co_filename) is None
-    assert owners.projects(in_library, within) is True
+    assert sample(in_library) == "project"
 
-    # The same library, called by djony's code inside the request (``time_requests``
-    # calling its ``collect``): not the project's.
+    # The same library, called by djony's code inside the view (``time_requests``
+    # calling its ``collect``): the resource's, not the project's.
     def djony_calls_json(hook):
         collect = functools.partial(json.loads, '{"a": 1}', object_pairs_hook=hook)
         requests = {"/r/": [("a", ["mr", "dj"])]}
         return _within(
-            lambda: timing.time_requests(lambda *_: 1.0, requests, 1, 1e18, collect=collect)
+            lambda: _view(
+                lambda: timing.time_requests(lambda *_: 1.0, requests, 1, 1e18, collect=collect)
+            )
         )
 
-    in_ours = _captured(djony_calls_json)[0]
-    assert owners.projects(in_ours, within) is False
+    assert sample(_captured(djony_calls_json)[0]) == "resource"
+
+    # The project's code in the request but not in the view (its middleware): outside.
+    (middleware,) = _captured(lambda hook: _within(hook))
+    assert sample(middleware) == "outside"
 
     # Outside the request's call: not counted at all.
     (outside,) = _captured(lambda hook: hook())
-    assert owners.projects(outside, within) is None
+    assert sample(outside) is None
 
 
 def _busy_in_the_project(rounds: int = 30_000) -> int:
@@ -87,23 +101,31 @@ def _busy_in_the_project(rounds: int = 30_000) -> int:
 
 
 def test_the_share_of_each_resource_is_the_project_code_it_ran():
-    """One resource spends its requests in the project's Python loop, the other in a C
-    sort called straight from the request's call: nearly all and nearly none."""
+    """One resource spends its requests in the project's Python loop inside its view,
+    another in a C sort its view calls, a third in the project's code outside any view
+    (its middleware): nearly all, nearly none, and no figure."""
     data = list(range(60_000, 0, -1))
+
+    def request(work):
+        return _within(functools.partial(_view, work))
+
     work = {
-        "project": functools.partial(_within, _busy_in_the_project),
-        "library": functools.partial(_within, functools.partial(sorted, data, key=str)),
+        "project": functools.partial(request, _busy_in_the_project),
+        "library": functools.partial(request, functools.partial(sorted, data, key=str)),
+        "middleware": functools.partial(_within, _busy_in_the_project),
     }
     switch = sys.getswitchinterval()
     threads = threading.active_count()
     shares = project_shares(
         lambda side, request: work[request](),
-        {"/project/": [("project", "dj")], "/library/": [("library", "dj")]},
+        {f"/{name}/": [(name, "dj")] for name in work},
         _within.__code__,
         deadline=float("inf"),
+        view=_view.__code__,
     )
     assert shares["/project/"] > 0.9
     assert shares["/library/"] < 0.1
+    assert shares["/middleware/"] is None  # never in the view: no figure, not 0%
     assert sys.getswitchinterval() == switch  # put back
     assert threading.active_count() == threads  # the sampler is gone
 
@@ -115,19 +137,33 @@ def test_too_few_samples_give_no_share():
     assert shares == {"/quick/": None}
 
 
-def test_the_report_gives_the_share_per_resource_and_their_median():
+def test_the_report_gives_the_share_per_resource_their_median_and_the_ceiling_with_it():
     summaries = []
     for uri, share in (("/api/a/", 0.86), ("/api/b/", 0.04), ("/api/c/", 0.30), ("/api/d/", None)):
         summary = ResourceSummary(uri, "DjonyResource")
-        summary.outcomes = []
         summary.own_code = share
         summaries.append(summary)
     line = own_code_line(summaries)
     assert "sampled on DjonyResource: 30% of a request's time (median over 3 resources; " in line
-    assert "the most, 86%, /api/a/)" in line
+    assert line.endswith("the most, 86%, /api/a/). It runs as on ModelResource")  # no timing
     rows = table(summaries).splitlines()
     assert "own code" in rows[0]
     assert rows[1].split()[-4] == "86%" and rows[4].split()[-4] == "-"
     assert summaries[0].as_json()["own_code_share"] == 0.86
     assert summaries[3].as_json()["own_code_share"] is None
     assert own_code_line([summaries[3]]) is None
+
+    # With the timing's figures: ModelResource 4 ms, DjonyResource 2 ms, 1 ms outside;
+    # the project's code half of DjonyResource's 2 ms, so 1 ms: at most 4 / (1 + 1) = 2x.
+    speed = Speed(
+        speedup=2.0, low=1.5, high=2.5, model_ms=4.0, djony_ms=2.0, requests=1, rounds=5,
+        outside_ms=1.0, ceilings=(("/api/e/1/", 4.0),),
+    )  # fmt: skip
+    timed = ResourceSummary("/api/e/", "DjonyResource", speed=speed, own_code=0.5)
+    assert timed.own_code_ceiling() == 2.0
+    assert timed.as_json()["own_code_ceiling"] == 2.0
+    assert summaries[0].own_code_ceiling() is None  # not timed
+    assert own_code_line([timed]).endswith(
+        "It runs as on ModelResource: with it and the time outside them as they are, no base "
+        "could answer them more than 2.00x faster than ModelResource (median over the resources)"
+    )
