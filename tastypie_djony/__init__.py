@@ -9,6 +9,7 @@ not ready while ``INSTALLED_APPS`` is being read.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from djony import __version__  # one distribution, one version
@@ -23,8 +24,6 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'tastypie_djony' has no attribute {name!r}")
-    import importlib
-
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

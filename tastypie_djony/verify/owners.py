@@ -43,7 +43,11 @@ from typing import Any
 
 from djony.serving import INSIDE_DJANGO_CALLS
 from tastypie_djony.resources import DjonyResource
+from tastypie_djony.verify.running import Runner
 
+#: The code of the call that sends one request through the project's handler: samples
+#: count inside it only (not the runner's transaction and credentials around it).
+REQUEST_CALL = Runner._request.__code__
 #: The code every DjonyResource view runs for a read, inside ``wrap_view``'s wrapper.
 RESOURCE_VIEW = DjonyResource._answer.__code__
 
@@ -136,8 +140,8 @@ def _as_dir(path: str) -> str:
 def project_shares(
     send: Callable[[Any, Any], Any],
     requests: dict[str, list[tuple[Any, Any]]],
-    within: CodeType,
     deadline: float,
+    within: CodeType = REQUEST_CALL,
     view: CodeType = RESOURCE_VIEW,
     owners: Owners | None = None,
 ) -> dict[str, float | None]:

@@ -135,12 +135,6 @@ class Runner:
             answer = normalised(answer, request, trace)
         return answer, trace
 
-    @staticmethod
-    def request_code() -> Any:
-        """The code of the call that sends one request through the project's handler (what
-        :mod:`tastypie_djony.verify.owners` samples inside)."""
-        return Runner._request.__code__
-
     def _request(self, request: Request, extra: dict[str, str]) -> Answer:
         # Django's client keeps the exception a request's error handling raised out of it
         # and hands it to the next response: each answer gets only its own.

@@ -119,8 +119,8 @@ def test_the_share_of_each_resource_is_the_project_code_it_ran():
     shares = project_shares(
         lambda side, request: work[request](),
         {f"/{name}/": [(name, "dj")] for name in work},
-        _within.__code__,
         deadline=float("inf"),
+        within=_within.__code__,
         view=_view.__code__,
     )
     assert shares["/project/"] > 0.9
@@ -132,7 +132,7 @@ def test_the_share_of_each_resource_is_the_project_code_it_ran():
 
 def test_too_few_samples_give_no_share():
     shares = project_shares(
-        lambda side, request: None, {"/quick/": [("a", "dj")]}, _within.__code__, deadline=0
+        lambda side, request: None, {"/quick/": [("a", "dj")]}, 0, within=_within.__code__
     )
     assert shares == {"/quick/": None}
 

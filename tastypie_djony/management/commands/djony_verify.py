@@ -463,9 +463,7 @@ class Command(BaseCommand):
         }
         budget_seconds = max(SAMPLING_SECONDS, options["timing_seconds"] / 10)
         with timing.frozen_heap():
-            shares = owners.project_shares(
-                send, djony_side, runner.request_code(), time.monotonic() + budget_seconds
-            )
+            shares = owners.project_shares(send, djony_side, time.monotonic() + budget_seconds)
         for uri, share in shares.items():
             summaries[uri].own_code = share
 
