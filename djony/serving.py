@@ -21,7 +21,9 @@ whole surface it relies on, so djony's modules can move without it noticing.
 - Querysets: :class:`RecordedQuerySet` (the QuerySet API recorded on a Django queryset,
   its rows read on Pony's session), :class:`PonyQuerySet` (its objects Pony's),
   to-one keys loaded for a page, a page's Django instances that load a to-many
-  relation for all of them on first use (:func:`load_together`), a page's to-many relation
+  relation for all of them on first use (:func:`load_together`; what their pages set and
+  load is let go at the end of a :func:`letting_go` block, leaving no reference cycles to
+  the garbage collector), a page's to-many relation
   loaded as ``prefetch_related_objects`` loads it, by SQL kept per relation and page size
   (:func:`load_page_relation`; a django-sortedm2m relation's keys so,
   :func:`sorted_relation_keys`; a queryset's own ``prefetch_related`` so where it can,
@@ -69,6 +71,7 @@ from djony.objects.forget import forget_loads, kept_by
 from djony.objects.identity import is_django_instance, is_entity_object
 from djony.objects.independent import request_independent
 from djony.objects.kept import BoundedCache, register
+from djony.objects.letgo import letting_go
 from djony.objects.manager_keys import related_keys as sorted_relation_keys
 from djony.objects.managers import class_attribute
 from djony.objects.page_relations import load as load_page_relation
@@ -128,6 +131,7 @@ __all__ = [
     "kept_filter",
     "kept_sql",
     "last_leaf",
+    "letting_go",
     "load_page_relation",
     "load_to_one",
     "load_together",

@@ -38,6 +38,7 @@ from tastypie.resources import BaseModelResource
 
 from djony.serving import (
     assignments_not_saved,
+    letting_go,
     load_together,
     pin_reads,
     watching_writes,
@@ -386,11 +387,18 @@ class DjonyResource(
             # transaction of its own).
             # Objects are Django instances to the request's code: an assignment to one
             # changes no row until a save (djony.objects.saving.assignments_not_saved).
+            # What their pages set on them is let go with the answer (letting_go).
             if request.method in SAFE_METHODS:
-                with assignments_not_saved(), watching_writes(), watching_pages(), db_session:
+                with (
+                    letting_go(),
+                    assignments_not_saved(),
+                    watching_writes(),
+                    watching_pages(),
+                    db_session,
+                ):
                     return self._answer(wrapped, request, *args, **kwargs)
             alias = write_alias(self._meta.object_class)
-            with assignments_not_saved(), writing(alias), db_session:
+            with letting_go(), assignments_not_saved(), writing(alias), db_session:
                 return answer_write(
                     self, self._answer_view(wrapped), alias, request, *args, **kwargs
                 )

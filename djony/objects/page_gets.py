@@ -61,6 +61,7 @@ from djony.objects.compiled import (
     plain_manager,
     plain_queryset_class,
 )
+from djony.objects.letgo import note_armed
 from djony.objects.page_relations import DJANGO_MANAGERS
 
 #: Internal types of integers, whose values Python compares as every database does.
@@ -220,9 +221,12 @@ def arm(queryset: models.QuerySet, owner: Any, cache_name: str, page: Any) -> No
     if info is None:
         return
     own = queryset.__dict__
+    names = tuple(reader.method for reader in info.readers if reader.method not in own)
     for reader in info.readers:
-        if reader.method not in own:
+        if reader.method in names:
             own[reader.method] = reader(queryset, owner, info, page)
+    if names:
+        note_armed(queryset, names)
 
 
 class PageTable:
@@ -386,6 +390,9 @@ def set_method(queryset: models.QuerySet, method: str, call: Any) -> None:
     if "__deepcopy__" not in vars(queryset):  # copy.deepcopy() asks the instance first
         copier = functools.partial(_deep_copy, queryset)
         queryset.__deepcopy__ = OwnMethod(queryset, "__deepcopy__", copier)
+        note_armed(queryset, (method, "__deepcopy__"))
+    else:
+        note_armed(queryset, (method,))
 
 
 def _deep_copy(queryset: models.QuerySet, memo: dict) -> models.QuerySet:

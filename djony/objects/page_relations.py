@@ -34,6 +34,7 @@ from django.db.models.fields.related_descriptors import (
     ReverseManyToOneDescriptor,
 )
 from django.db.models.query import ModelIterable
+from django.db.models.sql.where import WhereNode
 
 from djony.objects.compiled import (
     KeptQueries,
@@ -65,7 +66,14 @@ class PageQuery(KeptSQL):
 
     def __init__(self, rel_qs: models.QuerySet, compiled: tuple) -> None:
         compiler, (sql, params) = compiled
-        super().__init__(rel_qs.query, sql, tuple(params), rel_qs.db, compiler)
+        # Kept without its conditions: Django's ``__in`` keeps the instances it was given
+        # (the first page's owners, and all they hold) where the kept SQL has their keys as
+        # parameters; nothing compiles the kept query's conditions again.
+        query = rel_qs.query.clone()
+        query.where = WhereNode()
+        template = copy.copy(compiler)
+        template.query, template.where = query, query.where
+        super().__init__(query, sql, tuple(params), rel_qs.db, template)
 
 
 class Relation:

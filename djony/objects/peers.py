@@ -46,6 +46,7 @@ from django.db import models, router
 
 from djony.bridge.writes import written
 from djony.objects import forward, page_chains, page_gets, page_relations
+from djony.objects.letgo import note_loaded
 from djony.objects.relation_sql import kept_read, untouched
 from djony.objects.ties import sort_columns, tied_objects
 
@@ -193,6 +194,12 @@ class _Page:
         """The page's live instances that have not loaded ``name``."""
         alive = (ref() for ref in self.objects)
         return [obj for obj in alive if obj is not None and name not in obj.__dict__.get(CACHE, ())]
+
+    def unload_all(self) -> None:
+        """Drop what every load of this page left in its owners' caches (the request that
+        read them is over: :mod:`djony.objects.letgo`)."""
+        for name in list(self.loads):
+            self.unload(name)
 
     def unload(self, name: str) -> None:
         """Drop what this page's load of ``name`` left in its owners' caches (a write ran
@@ -389,6 +396,8 @@ def _record_load(page: _Page, name: str, queryset: Any, owner: Any, owners: list
     earlier = page.loads.get(name)
     if earlier is not None and earlier.count == count:
         stored |= earlier.querysets
+    if not page.loads:
+        note_loaded(page)
     page.loads[name] = _Load(alias, written_model, count, stored)
 
 
