@@ -47,11 +47,12 @@ def note_loaded(page: Any) -> None:
 @contextmanager
 def letting_go() -> Iterator[None]:
     """Inside: what pages arm and load is noted, and let go at the end (see the module)."""
-    token = _noted.set(([], []))
+    armed: list[tuple[weakref.ref, tuple[str, ...]]] = []
+    pages: list[Any] = []
+    token = _noted.set((armed, pages))
     try:
         yield
     finally:
-        armed, pages = _noted.get()
         _noted.reset(token)
         for page in pages:
             page.unload_all()

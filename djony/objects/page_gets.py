@@ -221,12 +221,11 @@ def arm(queryset: models.QuerySet, owner: Any, cache_name: str, page: Any) -> No
     if info is None:
         return
     own = queryset.__dict__
-    names = tuple(reader.method for reader in info.readers if reader.method not in own)
-    for reader in info.readers:
-        if reader.method in names:
-            own[reader.method] = reader(queryset, owner, info, page)
-    if names:
-        note_armed(queryset, names)
+    readers = [reader for reader in info.readers if reader.method not in own]
+    for reader in readers:
+        own[reader.method] = reader(queryset, owner, info, page)
+    if readers:
+        note_armed(queryset, tuple(reader.method for reader in readers))
 
 
 class PageTable:
@@ -387,12 +386,12 @@ class OwnMethod:
 def set_method(queryset: models.QuerySet, method: str, call: Any) -> None:
     """``queryset.<method> = call`` for this instance (:class:`OwnMethod`)."""
     setattr(queryset, method, OwnMethod(queryset, method, call))
+    names: tuple[str, ...] = (method,)
     if "__deepcopy__" not in vars(queryset):  # copy.deepcopy() asks the instance first
         copier = functools.partial(_deep_copy, queryset)
         queryset.__deepcopy__ = OwnMethod(queryset, "__deepcopy__", copier)
-        note_armed(queryset, (method, "__deepcopy__"))
-    else:
-        note_armed(queryset, (method,))
+        names = (method, "__deepcopy__")
+    note_armed(queryset, names)
 
 
 def _deep_copy(queryset: models.QuerySet, memo: dict) -> models.QuerySet:
