@@ -2,13 +2,16 @@
 
 :func:`reset` empties the app's tables and those of taggit (counters back at 1,
 Django's own flush SQL for the backend) and writes :func:`seed`'s rows through
-Django, so each API runs a request sequence from the same rows with the same keys.
+Django, so each API runs a request sequence from the same rows with the same keys;
+:func:`reset_if_changed` skips it where no statement since could have changed them.
 """
 
 from __future__ import annotations
 
 import datetime
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 
 from django.apps import apps
@@ -31,10 +34,62 @@ def tables() -> list:
 
 def reset() -> None:
     assert not connection.in_atomic_block, "reset() must run in autocommit mode"
+    global _changed
     names = [m._meta.db_table for m in tables()]
     flush = connection.ops.sql_flush(no_style(), names, reset_sequences=True)
     connection.ops.execute_sql_flush(flush)
     seed()
+    _changed = False
+
+
+#: Inside :func:`noting_changes`: whether a statement that may change a row or a counter
+#: ran since the last :func:`reset` (outside: unknown, so always).
+_changed = True
+#: The statements that read, or only open and close transactions and savepoints.
+_READING = ("SELECT", "SAVEPOINT", "RELEASE", "ROLLBACK", "BEGIN", "COMMIT", "SET", "SHOW")
+
+
+def reset_if_changed() -> None:
+    """:func:`reset`, unless nothing since the last one may have changed the tables
+    (inside :func:`noting_changes`: a read-only request sequence needs no reset)."""
+    if _changed:
+        reset()
+
+
+#: Inside :func:`outside_the_tables`.
+_outside = False
+
+
+@contextmanager
+def outside_the_tables() -> Iterator[None]:
+    """Inside: what runs writes no table :func:`reset` resets (a login's session and
+    ``last_login``), so it marks nothing changed."""
+    global _outside
+    _outside = True
+    try:
+        yield
+    finally:
+        _outside = False
+
+
+@contextmanager
+def noting_changes() -> Iterator[None]:
+    """Inside: every statement on the connection is seen, and one that is not a read
+    marks the tables changed (Pony's too: they pass through Django's cursor)."""
+    global _changed
+
+    def note(execute, sql, params, many, context):
+        global _changed
+        if not _outside and not sql.lstrip().upper().startswith(_READING):
+            _changed = True
+        return execute(sql, params, many, context)
+
+    _changed = True
+    try:
+        with connection.execute_wrapper(note):
+            yield
+    finally:
+        _changed = True
 
 
 def seed() -> None:

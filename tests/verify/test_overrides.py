@@ -96,7 +96,13 @@ def book_meta(name: str) -> type:
         {
             "queryset": Book.objects.all(),
             "resource_name": name,
-            "filtering": {"title": ALL, "pages": ALL, "author": ALL_WITH_RELATIONS},
+            # (terms of each kind, not every one: the overrides are the subject here, every
+            # lookup term is tests/differential/test_filters.py's)
+            "filtering": {
+                "title": ["exact", "iexact", "contains", "startswith", "in", "isnull"],
+                "pages": ["exact", "gt", "lte", "range", "in"],
+                "author": ALL_WITH_RELATIONS,
+            },
             "ordering": ["title", "pages"],
             "authorization": Authorization(),
         },
