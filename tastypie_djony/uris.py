@@ -44,6 +44,13 @@ _SENTINEL = 7919_0000_0000_0000_7919
 _PLAIN = re.compile(r"[A-Za-z0-9_-]+")
 
 
+def reverse_environment() -> tuple:
+    """What ``reverse()`` depends on besides the resource, now: the script prefix, the
+    URLconf and the active language (each read from a context-local: a hook may change
+    them, so they are read again for each URI or set of URIs built together)."""
+    return (get_script_prefix(), get_urlconf() or settings.ROOT_URLCONF, get_language())
+
+
 def uris_of(resource: Any) -> DetailUris:
     """The one :class:`DetailUris` of a resource instance."""
     uris = resource.__dict__.get("_djony_uris")
@@ -86,13 +93,12 @@ class DetailUris:
         except NoReverseMatch:
             return ""
 
-    def _key(self) -> tuple:
-        """What ``reverse()`` of the resource's URLs depends on, for this request."""
+    def _key(self, environment: tuple | None = None) -> tuple:
+        """What ``reverse()`` of the resource's URLs depends on, for this request
+        (``environment``: :func:`environment`, when read for several resources at once)."""
         meta = self.resource._meta
         return (
-            get_script_prefix(),
-            get_urlconf() or settings.ROOT_URLCONF,
-            get_language(),
+            *(environment or reverse_environment()),
             meta.api_name,
             meta.resource_name,
             getattr(meta, "urlconf_namespace", None),
@@ -128,8 +134,8 @@ class DetailUris:
         uri = self._parts[key] = reverse()
         return uri
 
-    def _template(self) -> tuple[str, str] | None:
-        key = self._key()
+    def _template(self, environment: tuple | None = None) -> tuple[str, str] | None:
+        key = self._key(environment)
         try:
             return self._parts[key]
         except KeyError:
@@ -140,9 +146,13 @@ class DetailUris:
         self._parts[key] = parts
         return parts
 
-    def builder(self) -> Callable[[Any], str]:
-        """``value -> URI`` for this request; only valid when :attr:`from_key`."""
-        parts = self._template()
+    def builder(self, environment: tuple | None = None) -> Callable[[Any], str]:
+        """``value -> URI`` for this request; only valid when :attr:`from_key`.
+
+        ``environment``: :func:`reverse_environment` as read just before, for the builders
+        of a page's resources made together (no code runs between that could change it);
+        read here without it."""
+        parts = self._template(environment)
         reverse = self.reverse
         if parts is None:
             return reverse

@@ -51,6 +51,7 @@ from tastypie_djony.stock import (
     overridden_hooks,
     stock_serializer,
 )
+from tastypie_djony.uris import reverse_environment
 
 
 def shown_fields(resource: Any, for_list: bool) -> Iterator[tuple[str, Any]]:
@@ -144,7 +145,9 @@ class FieldPlan:
         if "pk" in self.columns:
             pk = self.columns.index("pk")
             keys = [row[pk] for row in rows]
-        page = Page(rows, keys, {uris: uris.builder() for uris in self.uris}, built=built)
+        environment = reverse_environment()  # (read once: nothing runs between the builders)
+        builders = {uris: uris.builder(environment) for uris in self.uris}
+        page = Page(rows, keys, builders, built=built)
         for source in self.prepared:
             source.prepare(page)
         return page

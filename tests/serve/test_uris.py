@@ -11,6 +11,7 @@ from django.urls import re_path, set_script_prefix
 from django.utils import translation
 from tastypie.resources import Resource
 
+from tastypie_djony.resources import DjonyResource
 from tastypie_djony.stock import DETAIL_URL, URI_METHODS, URL_ADDING
 from tastypie_djony.uris import DetailUris, uris_of
 from tests.serve.sources.helpers import detail_uri
@@ -280,3 +281,36 @@ def test_the_list_uri_is_tastypie_s_reversed_once_per_script_prefix(monkeypatch)
     reversed_names.clear()
     assert own.get_resource_uri() == own.get_resource_uri() == expected
     assert len(reversed_names) == 2
+
+
+def test_a_page_s_builders_read_what_reverse_depends_on_once(monkeypatch) -> None:
+    """A plan's page makes one builder per resource its URIs are of, all at once (nothing
+    runs between them that could change the script prefix, the URLconf or the language):
+    those are read once for the page, and each builder gives what it gives reading them
+    itself."""
+    import tastypie_djony.serve.plans as plans_module
+    import tastypie_djony.uris as uris_module
+
+    reads = []
+    original = uris_module.reverse_environment
+
+    def counted() -> tuple:
+        reads.append(1)
+        return original()
+
+    monkeypatch.setattr(uris_module, "reverse_environment", counted)
+    monkeypatch.setattr(plans_module, "reverse_environment", counted)
+    plan = plans_module.BundlePlan(resource(BookResource), DjonyResource)
+    assert len(plan.uris) >= 3  # the book's related resources: authors, publishers, tags ...
+    page = plan.page([])
+    assert len(reads) == 1
+    reads.clear()
+    for uris, build in page.builders.items():
+        assert build(7) == uris.builder()(7)
+    assert len(reads) == len(plan.uris)
+    set_script_prefix("/mounted/")  # the next page's read is its own
+    try:
+        mounted = plan.page([])
+    finally:
+        set_script_prefix("/")
+    assert all(build(7).startswith("/mounted/") for build in mounted.builders.values())
