@@ -95,7 +95,7 @@ class DetailUris:
 
     def _key(self, environment: tuple | None = None) -> tuple:
         """What ``reverse()`` of the resource's URLs depends on, for this request
-        (``environment``: :func:`environment`, when read for several resources at once)."""
+        (``environment``: :func:`reverse_environment`, when read for several resources at once)."""
         meta = self.resource._meta
         return (
             *(environment or reverse_environment()),
