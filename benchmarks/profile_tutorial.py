@@ -5,6 +5,7 @@
     python -m benchmarks.profile_tutorial entry-detail --sort tottime --top 40
     python -m benchmarks.profile_tutorial points-page --benchmark realshapes
     python -m benchmarks.profile_tutorial entry-detail --as editor  # a user reading permissions
+    python -m benchmarks.profile_tutorial entry-detail --callees apikey.py  # what it calls
 
 The cases are :data:`benchmarks.tutorial.CASES` (``--benchmark realshapes``:
 :data:`benchmarks.realshapes.CASES`), on the same data as that benchmark's.  Prints the
@@ -31,6 +32,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--database")
     parser.add_argument(
         "--callers", help="also list who calls the functions whose location contains this"
+    )
+    parser.add_argument(
+        "--callees", help="also list what the functions whose location contains this call"
     )
     parser.add_argument("--benchmark", default="tutorial", choices=("tutorial", "realshapes"))
     parser.add_argument("--as", dest="user", default="demo", help="tutorial: whose ApiKey")
@@ -79,6 +83,25 @@ def main(argv: list[str] | None = None) -> None:
             for (caller_file, caller_line, caller), (_cc, calls, *_rest) in ranked:
                 where = caller_file.split("site-packages/")[-1]
                 print(f"{calls / args.requests:9.1f}  {where}:{caller_line}({caller})")
+    if args.callees:
+        _print_callees(stats, args.callees, args.requests)
+
+
+def _print_callees(stats: pstats.Stats, located: str, requests: int) -> None:
+    """What each function whose location contains ``located`` calls, by cumulative time
+    spent in those calls from it (per request, microseconds)."""
+    stats.calc_callees()
+    for (filename, line, name), callees in stats.all_callees.items():
+        if located not in f"{filename}:{line}({name})":
+            continue
+        print(f"\ncallees of {filename.split('site-packages/')[-1]}:{line}({name})")
+        ranked = sorted(callees.items(), key=lambda item: -item[1][3])
+        for (callee_file, callee_line, callee), (_cc, calls, _tt, cumtime) in ranked:
+            where = callee_file.split("site-packages/")[-1]
+            print(
+                f"{cumtime / requests * 1e6:10.1f} {calls / requests:9.1f}  "
+                f"{where}:{callee_line}({callee})"
+            )
 
 
 if __name__ == "__main__":
