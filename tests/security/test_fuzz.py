@@ -16,11 +16,13 @@ Budget: ``DJONY_FUZZ_EXAMPLES`` (default :data:`DEFAULT_EXAMPLES`) sets the
 examples: ``test_fuzz_reads`` and ``test_fuzz_writes`` run twice that many,
 ``test_fuzz_filters`` that many, each example two requests (v2 and v3): at
 the default 5,000 examples, 10,000 requests, about 45-60 s per backend on
-two cores (``.ci/run`` sends that many on SQLite and half that budget on the
-servers: the reads and filters on PostgreSQL, the writes on MariaDB).  With ``CI``
+two cores (``.ci/run`` sends half that many on SQLite and as many on the servers:
+the reads and filters on PostgreSQL, the writes on MariaDB).  With ``CI``
 set the run is derandomized (the same requests every time; ``.ci/run`` sets it);
-elsewhere each run draws new ones.  A longer run, e.g. ten times the default with
-fresh random requests, and the (v2, v3) status pairs seen::
+elsewhere each run draws new ones.  ``DJONY_FUZZ_SEED=N`` draws them from seed N
+instead, the same ones every run with that seed: ``.ci/run`` gives each backend's leg a
+seed of its own, so that no two legs send the same requests.  A longer run, e.g. ten
+times the default with fresh random requests, and the (v2, v3) status pairs seen::
 
     DJONY_FUZZ_EXAMPLES=10000 DJONY_FUZZ_STATS=1 python -m pytest tests/security/test_fuzz.py -q -s
 """
@@ -31,12 +33,13 @@ import json
 import os
 import re
 import string
+from collections.abc import Callable
 from urllib.parse import quote, quote_from_bytes
 
 import pytest
 from django.db import IntegrityError, transaction
 from django.test import override_settings
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 from tastypie.exceptions import NotFound
 
@@ -57,6 +60,9 @@ from tests.security.corpus import (
 
 DEFAULT_EXAMPLES = 1000
 EXAMPLES = int(os.environ.get("DJONY_FUZZ_EXAMPLES", DEFAULT_EXAMPLES))
+#: The seed the requests are drawn from (``DJONY_FUZZ_SEED``), or ``None``: drawn anew,
+#: or derandomized with ``CI`` set.
+SEED = int(os.environ["DJONY_FUZZ_SEED"]) if os.environ.get("DJONY_FUZZ_SEED") else None
 
 
 FUZZ = settings(
@@ -69,8 +75,14 @@ FUZZ = settings(
 )
 
 
-def fuzz_settings(examples: int) -> settings:
-    return settings(FUZZ, max_examples=examples)
+def fuzzed(examples: int) -> Callable[[Callable], Callable]:
+    """A ``@given`` test run for ``examples`` examples, drawn from :data:`SEED` if set."""
+    chosen = settings(FUZZ, max_examples=examples)
+
+    def decorate(test: Callable) -> Callable:
+        return chosen(test) if SEED is None else seed(SEED)(chosen(test))
+
+    return decorate
 
 
 pytestmark = [
@@ -347,7 +359,7 @@ def test_fuzz_reads(dataset, client):
     """Random GETs: any resource, list/detail/set/schema, any parameters."""
     findings = Findings()
 
-    @fuzz_settings(2 * EXAMPLES)
+    @fuzzed(2 * EXAMPLES)
     @given(path=read_request())
     def run(path):
         compare(client, findings, "GET", path)
@@ -375,7 +387,7 @@ def filter_heavy_request(draw) -> str:
 def test_fuzz_filters(dataset, client):
     findings = Findings()
 
-    @FUZZ
+    @fuzzed(EXAMPLES)
     @given(path=filter_heavy_request())
     def run(path):
         compare(client, findings, "GET", path)
@@ -484,7 +496,7 @@ def test_fuzz_writes(dataset, client):
     """Random POST/PUT/PATCH bodies on the write API (each rolled back afterwards)."""
     findings = Findings()
 
-    @fuzz_settings(2 * EXAMPLES)
+    @fuzzed(2 * EXAMPLES)
     @given(request=write_request(dataset))
     def run(request):
         method, path, body = request
