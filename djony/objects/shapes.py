@@ -2,7 +2,7 @@
 
 A per-user object list (``super().get_object_list(request).filter(user=request.user)``,
 an ``authorized_read_list`` returning ``object_list.filter(owner=bundle.request.user)``)
-is the same query in every request but for the values of its ``exact`` filters.
+is the same query in every request but for the values of its filters.
 Compiling it (Django's ``as_sql``, the converters of its columns) costs more than
 running it, and :class:`~djony.objects.compiled.OneValueQuery` only serves a query whose
 base is the same in every request.
@@ -22,9 +22,9 @@ each compiled by Django's lookup).  The SQL is compiled once per recipe, finishi
   own adding conditions per request), and the query is request-independent
   (:func:`~djony.objects.independent.request_independent`: no thread-local tenant
   expression, no time-zone lookup, no field preparing its own values);
-* each filter value added one ``exact`` or ``in`` condition (the last conditions of an
-  AND-only where tree, in the order Django adds them), whose SQL has one parameter per
-  value (an ``in``'s collection is recorded with its length);
+* each filter value added one condition (the last conditions of an AND-only where tree,
+  in the order Django adds them) of any lookup but ``isnull``, whose value decides the
+  joins too; an ``in``'s collection is recorded with its length;
 * the SQL with those parameters replaced by slots is the SQL compiled, each slot
   appears once, and putting the values back gives the parameters compiled.
 
@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 
 from django.core.exceptions import EmptyResultSet, FullResultSet, ValidationError
 from django.db import models
-from django.db.models.lookups import Exact, In, Lookup
+from django.db.models.lookups import IsNull, Lookup
 from django.db.models.sql.query import Query
 from django.db.models.sql.where import WhereNode
 from django.utils.functional import SimpleLazyObject, empty
@@ -52,6 +52,7 @@ from djony.objects.compiled import (
     Fragment,
     KeptQueries,
     KeptSQL,
+    NotKeptForValue,
     NotStatic,
     Slot,
     plain_queryset_class,
@@ -59,10 +60,18 @@ from djony.objects.compiled import (
 from djony.objects.independent import plain, request_independent
 from djony.objects.kept import register
 
-#: The conditions a filter's value may be a slot of: ``exact`` (``IntegerFieldExact``,
-#: ``RelatedExact`` ...) and ``in`` (``RelatedIn``): their SQL is the column, the operator
-#: and the value's parameters.
-SLOTTED = (Exact, In)
+
+def slotted(lookup: Any) -> bool:
+    """Whether a filter's condition ``lookup`` may be a slot: any lookup (``exact``,
+    ``in``, ``startswith``, ``gt``, ``range``, ``year`` ...) but ``isnull``, whose value
+    decides the joins as well (``True`` makes them outer joins).
+
+    Each request's condition is still made by the lookup's class from its own value and
+    its SQL compared with the kept one (:class:`~djony.objects.compiled.Fragment`): a
+    condition whose SQL the value changes (a boolean ``exact`` compiled as the column
+    itself) is compiled as Django compiles it.
+    """
+    return isinstance(lookup, Lookup) and not isinstance(lookup, IsNull)
 
 
 class Recipe(NamedTuple):
@@ -169,6 +178,8 @@ class ShapeQuery(KeptSQL):
         """The kept query of ``queryset`` (made by ``recipe``), or ``None`` (see the module).
 
         ``compiler`` compiled ``queryset.query``, giving ``compiled`` (SQL, parameters).
+        Raises :class:`~djony.objects.compiled.NotKeptForValue` when a filter's value is
+        not in that SQL (Django left its condition out): nothing is decided for the recipe.
         """
         query = queryset.query
         sql, params = compiled
@@ -193,7 +204,12 @@ class ShapeQuery(KeptSQL):
         rebuilt = list(slot_params)
         for lookup, marker in zip(conditions, markers, strict=True):
             positions = tuple(i for i, param in enumerate(slot_params) if param is marker)
-            fragment, fragment_params = Fragment.of(compiler, lookup)
+            try:
+                fragment, fragment_params = Fragment.of(compiler, lookup)
+            except (EmptyResultSet, FullResultSet):
+                # A value Django leaves out of the SQL (``gt`` an integer below the
+                # column's range matches every row): another request's value decides.
+                raise NotKeptForValue from None
             if len(positions) != len(fragment_params):
                 return None  # (none at all: a condition whose SQL holds its value, kept as is)
             for position, param in zip(positions, fragment_params, strict=True):
@@ -272,7 +288,7 @@ def _part(parent: WhereNode, index: int) -> Any:
 
 def _recipe_conditions(where: WhereNode, values: tuple) -> tuple[list, list] | None:
     """The where tree's other parts and the conditions the recipe's ``values`` made (one
-    ``exact``/``in`` condition each, the tree's last, in order), or ``None``."""
+    :func:`slotted` condition each, the tree's last, in order), or ``None``."""
     parts = _parts(where)
     if parts is None or len(parts) < len(values):
         return None
@@ -281,7 +297,7 @@ def _recipe_conditions(where: WhereNode, values: tuple) -> tuple[list, list] | N
         return None
     conditions = [parent.children[index] for parent, index in parts[split:]]
     for lookup, value in zip(conditions, values, strict=True):
-        if not isinstance(lookup, SLOTTED) or not _made_from(lookup, value):
+        if not slotted(lookup) or not _made_from(lookup, value):
             return None
     return [_part(parent, index) for parent, index in parts[:split]], conditions
 
@@ -316,8 +332,8 @@ class FilterTemplate:
     @classmethod
     def make(cls, before: Recipe, after: Recipe, built: models.QuerySet) -> FilterTemplate | None:
         """The template of ``built`` (``filter()`` of a list made by ``before``, giving a
-        list made by ``after``), or ``None`` when its conditions are not one ``exact``
-        condition per value at the end of an AND-only where tree."""
+        list made by ``after``), or ``None`` when its conditions are not one
+        :func:`slotted` condition per value at the end of an AND-only where tree."""
         found = _recipe_conditions(built.query.where, after.values) if after.values else None
         if found is None:
             return None
@@ -445,4 +461,8 @@ def keep_sql(
     entry = _KEPT.get(key)
     if entry is not None and entry[0] is recipe.origin:
         return
-    _KEPT[key] = (recipe.origin, ShapeQuery.compile(recipe, queryset, compiler, compiled))
+    try:
+        kept = ShapeQuery.compile(recipe, queryset, compiler, compiled)
+    except NotKeptForValue:
+        return
+    _KEPT[key] = (recipe.origin, kept)

@@ -119,6 +119,75 @@ def test_each_value_gets_the_rows_django_gives(books, values):
             assert rows_of(listed(BOOKS).filter(**filters)) == django_rows(**filters), filters
 
 
+@pytest.mark.parametrize(
+    "values",
+    [
+        [{"title__startswith": "Ann"}, {"title__startswith": "Bob 1"}, {"title__startswith": "%"}],
+        [{"title__istartswith": "ann"}, {"title__istartswith": "_ob"}, {"title__iexact": "BOB 0"}],
+        [{"title__contains": "n 1"}, {"title__contains": "' OR '1'='1"}, {"title__icontains": "B"}],
+        [{"title__endswith": "0"}, {"title__iendswith": "1"}, {"title__endswith": "\\"}],
+        [{"title__regex": "^A.*[02]$"}, {"title__iregex": "^b"}, {"title__regex": "x|1$"}],
+        [{"pages__gt": 99}, {"pages__gt": 100}, {"pages__lte": 100}, {"pages__lt": "101"}],
+        [{"pk__range": [1, 3]}, {"pk__range": [4, 9]}, {"pk__range": ("2", "2")}],
+        [
+            {"author__name__startswith": "A", "in_print": True},
+            {"author__name__startswith": "B", "in_print": False},
+        ],
+        [{"price__gte": "9.99"}, {"price__gte": "10"}, {"rating__gt": 1.5}],
+    ],
+)
+def test_each_lookup_s_values_get_the_rows_django_gives(books, values):
+    """Any lookup but ``isnull``: its SQL is kept, each request's condition made by the
+    lookup's class from its own value and compared with the kept one."""
+    Book.objects.filter(title="Bob 1").update(pages=150, rating=2.5)
+    for _ in range(2):
+        for filters in values:
+            assert rows_of(listed(BOOKS).filter(**filters)) == django_rows(**filters), filters
+            assert listed(BOOKS).filter(**filters).count() == BOOKS.filter(**filters).count()
+    assert [kept for _, kept in shapes._KEPT.values() if kept is not None]
+
+
+def test_a_lookup_on_a_transform_is_compiled_per_request(db):
+    """``day__year`` and ``published__year`` (bounds in the active time zone) are not a
+    column's condition: their lists are compiled as Django compiles them."""
+    AllTypes.objects.create(char="a", day=datetime.date(2020, 1, 2))
+    AllTypes.objects.create(char="b", day=datetime.date(2021, 5, 6))
+    for year in (2020, 2021, "2020", 1999):
+        found = list(listed(ROWS).filter(day__year=year).values_rows(["id", "char"]))
+        assert found == list(ROWS.filter(day__year=year).values_list("id", "char"))
+        found = listed(BOOKS).filter(published__year=year)
+        assert rows_of(found) == django_rows(published__year=year)
+    assert all(kept is None for _, kept in shapes._KEPT.values())
+
+
+def test_a_value_django_leaves_out_of_the_sql_decides_nothing_for_the_shape(books):
+    """``pages__gt`` below the column's range matches every row: Django leaves the
+    condition out; the next value's list keeps the shape's SQL."""
+    for pages in (-(2**70), 99, 2**70, 100, -(2**70)):
+        assert rows_of(listed(BOOKS).filter(pages__gt=pages)) == django_rows(pages__gt=pages)
+    ((_key, (_origin, kept)),) = shapes._KEPT.items()
+    assert kept is not None and "pages" in kept.sql
+
+
+def test_a_like_value_is_a_parameter_django_escaped(books, compiles):
+    """``startswith``'s pattern is the parameter Django's lookup prepares for each value
+    (its wildcards escaped), never text in the SQL."""
+    rows_of(listed(BOOKS).filter(title__startswith="Ann"))
+    first = len(compiles)
+    for value in ("Bob", "A%", "_nn", "Ann 1"):
+        found = rows_of(listed(BOOKS).filter(title__startswith=value))
+        assert found == django_rows(title__startswith=value), value
+    assert len(compiles) == first + 4  # Django's own lists; ours none
+    ((_key, (_origin, kept)),) = shapes._KEPT.items()
+    assert "Ann" not in kept.sql
+    found = kept.params_for(listed(BOOKS).filter(title__startswith="A%").queryset.query)
+    django_params = BOOKS.filter(title__startswith="A%").query.sql_with_params()[1]
+    assert found is not None and "A%" not in found
+    assert [p for p in found if isinstance(p, str)] == [
+        p for p in django_params if isinstance(p, str)
+    ]
+
+
 def test_chained_filters_slices_orderings_and_counts(books):
     ann, bob = books
     for author in (ann, bob, ann):
@@ -177,8 +246,9 @@ def test_other_calls_and_values_are_not_kept(books):
         listed(BOOKS).filter(author__in=[ann.pk, None]),  # a list holding None
         listed(BOOKS).filter(author__in=[]),  # nothing
         listed(BOOKS).filter(editor=None),  # IS NULL
+        listed(BOOKS).filter(editor__isnull=True),  # its value decides the joins too
+        listed(BOOKS).filter(editor__name__isnull=False),
         listed(BOOKS).exclude(author=ann),
-        listed(BOOKS).filter(title__startswith="Ann"),  # not an exact condition
     ):
         assert rows_of(object_list) == list(object_list.queryset.values_list(*FIELDS))
         assert all(kept is None for _, kept in shapes._KEPT.values())
