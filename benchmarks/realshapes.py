@@ -9,8 +9,9 @@ submitter and image nested ``full=True``, tags from a ``dehydrate_tags`` reading
 ``bundle.obj.tags.all()``, an ``Authorization`` filtering ``read_list``,
 ``prepend_urls``; exercises detailed by slug (``detail_uri_name`` + ``prepend_urls``),
 their category and muscles as URIs, a ``dehydrate_description``, filtered by
-``category__name__in``, also in XML; a user's points behind ``ApiKeyAuthentication``,
-narrowed to the user by ``authorized_read_list``, a ``dehydrate()`` adding a key.  Each
+``category__name__in`` and searched by ``name__icontains``, also in XML; a user's points
+behind ``ApiKeyAuthentication``, narrowed to the user by ``authorized_read_list``, a
+``dehydrate()`` adding a key.  Each
 in six flavours: ``v2`` ModelResource (``/api/shapes-v2/``), ``v2p`` ModelResource with
 ``select_related``/``prefetch_related`` (``/api/shapes-v2p/``), ``v3`` DjonyResource
 (``/api/shapes-v3/``), ``v3p`` DjonyResource on v2p's querysets (``/api/shapes-v3p/``: that
@@ -68,6 +69,11 @@ CASES = (
         "exercise-categories",
         "exercise/?format=json&category__name__in=Arms,Legs,Chest&limit=50",
         "wger exercise: category__name__in, limit=50",
+    ),
+    Case(
+        "exercise-search",
+        "exercise/?format=json&name__icontains=press&limit=50",
+        "wger exercise: name__icontains, limit=50",
     ),
     Case(
         "exercise-detail-xml", "exercise/{slug}/?format=xml", "wger exercise: detail by slug, XML"

@@ -177,6 +177,9 @@ class ExerciseViewSet(viewsets.ReadOnlyModelViewSet):
         categories = _in(self.request, "category__name__in")
         if categories is not None:
             exercises = exercises.filter(category__name__in=categories)
+        search = self.request.query_params.get("name__icontains")
+        if search is not None:
+            exercises = exercises.filter(name__icontains=search)
         return exercises
 
 

@@ -174,15 +174,22 @@ def _pin_scope(request: HttpRequest) -> tuple[str, list]:
 
 
 def _exercise_scope(request: HttpRequest) -> tuple[str, list]:
+    """Narrowed by ``category__name__in`` and ``name__icontains`` (a search, as wger's)."""
+    joins, conditions, params = "", [], []
     names = request.GET.get("category__name__in")
-    if names is None:
-        return "", []
-    names_list = names.split(",")
-    return (
-        "INNER JOIN showcase_exercisecategory c ON c.id = e.category_id "
-        f"WHERE c.name IN ({_marks(names_list)})",
-        names_list,
-    )
+    if names is not None:
+        names_list = names.split(",")
+        joins = "INNER JOIN showcase_exercisecategory c ON c.id = e.category_id "
+        conditions.append(f"c.name IN ({_marks(names_list)})")
+        params += names_list
+    search = request.GET.get("name__icontains")
+    if search is not None:
+        if any(character in search for character in "%_\\"):
+            raise ValueError("the raw floor searches for letters and spaces only")
+        conditions.append("UPPER(e.name) LIKE UPPER(%s)")
+        params.append(f"%{search}%")
+    where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
+    return joins + where, params
 
 
 def _points_scope(request: HttpRequest) -> tuple[str, list] | HttpResponseBase:
