@@ -23,8 +23,9 @@ each compiled by Django's lookup).  The SQL is compiled once per recipe, finishi
   (:func:`~djony.objects.independent.request_independent`: no thread-local tenant
   expression, no time-zone lookup, no field preparing its own values);
 * each filter value added one condition (the last conditions of an AND-only where tree,
-  in the order Django adds them) of any lookup but ``isnull``, whose value decides the
-  joins too; an ``in``'s collection is recorded with its length;
+  in the order Django adds them) of any lookup on a column; an ``in``'s collection is
+  recorded with its length, a boolean (an ``isnull``'s, which decides the joins too) with
+  its value;
 * the SQL with those parameters replaced by slots is the SQL compiled, each slot
   appears once, and putting the values back gives the parameters compiled.
 
@@ -63,15 +64,17 @@ from djony.objects.kept import register
 
 def slotted(lookup: Any) -> bool:
     """Whether a filter's condition ``lookup`` may be a slot: any lookup (``exact``,
-    ``in``, ``startswith``, ``gt``, ``range``, ``year`` ...) but ``isnull``, whose value
-    decides the joins as well (``True`` makes them outer joins).
+    ``in``, ``startswith``, ``gt``, ``range`` ...); an ``isnull`` only of ``True`` or
+    ``False``, which the recipe records (:func:`_kind`): its value decides the joins as
+    well (``True`` makes them outer joins), so each value has a shape of its own.
 
     Each request's condition is still made by the lookup's class from its own value and
     its SQL compared with the kept one (:class:`~djony.objects.compiled.Fragment`): a
-    condition whose SQL the value changes (a boolean ``exact`` compiled as the column
-    itself) is compiled as Django compiles it.
+    condition whose SQL the value changes is compiled as Django compiles it.
     """
-    return isinstance(lookup, Lookup) and not isinstance(lookup, IsNull)
+    if isinstance(lookup, IsNull):
+        return type(lookup.rhs) is bool
+    return isinstance(lookup, Lookup)
 
 
 class Recipe(NamedTuple):
@@ -131,9 +134,13 @@ COLLECTIONS = (list, tuple, set, frozenset)
 
 def _kind(value: Any) -> Any:
     """What the recipe records of a filter's value: its type (and a collection's length,
-    which decides how many parameters its SQL has)."""
+    which decides how many parameters its SQL has; a boolean itself, which may decide the
+    SQL and the joins: ``IS NULL`` and outer joins for ``isnull=True``, ``WHERE NOT
+    column`` on PostgreSQL)."""
     if isinstance(value, COLLECTIONS):
         return (type(value), len(value))
+    if type(value) is bool:
+        return (bool, value)
     return type(value)
 
 

@@ -147,6 +147,37 @@ def test_each_lookup_s_values_get_the_rows_django_gives(books, values):
     assert [kept for _, kept in shapes._KEPT.values() if kept is not None]
 
 
+def test_an_isnull_of_another_value_raises_what_django_raises(books):
+    rows_of(listed(BOOKS).filter(editor__isnull=True))  # kept
+    with pytest.raises(ValueError) as django_error:
+        list(BOOKS.filter(editor__isnull="maybe"))
+    with pytest.raises(ValueError) as ours:
+        rows_of(listed(BOOKS).filter(editor__isnull="maybe"))
+    assert str(django_error.value) in str(ours.value)
+
+
+def test_isnull_keeps_a_shape_per_value_with_the_joins_django_builds(books, compiles):
+    """``isnull=True`` through a relation makes its joins outer joins, ``False`` inner:
+    each value is a shape of its own, its filter and SQL Django's for that value."""
+    ann, bob = books
+    Book.objects.filter(title="Ann 1").update(editor=bob)
+    for name in ("editor__isnull", "editor__name__isnull", "isbn__isnull", "author__isnull"):
+        for value in (True, False, True, False):
+            filters = {name: value}
+            ours = listed(BOOKS).filter(**filters)
+            assert str(ours.queryset.query) == str(BOOKS.filter(**filters).query), filters
+            assert rows_of(ours) == django_rows(**filters), filters
+    first = len(compiles)
+    for value in (True, False):
+        assert rows_of(listed(BOOKS).filter(editor__name__isnull=value)) == django_rows(
+            editor__name__isnull=value
+        )
+    assert len(compiles) == first + 2  # Django's own lists; ours none
+    kept = [kept for _, kept in shapes._KEPT.values() if kept is not None]
+    assert any("LEFT OUTER JOIN" in k.sql for k in kept)
+    assert any("INNER JOIN" in k.sql for k in kept)
+
+
 def test_a_lookup_on_a_transform_is_compiled_per_request(db):
     """``day__year`` and ``published__year`` (bounds in the active time zone) are not a
     column's condition: their lists are compiled as Django compiles them."""
@@ -246,8 +277,6 @@ def test_other_calls_and_values_are_not_kept(books):
         listed(BOOKS).filter(author__in=[ann.pk, None]),  # a list holding None
         listed(BOOKS).filter(author__in=[]),  # nothing
         listed(BOOKS).filter(editor=None),  # IS NULL
-        listed(BOOKS).filter(editor__isnull=True),  # its value decides the joins too
-        listed(BOOKS).filter(editor__name__isnull=False),
         listed(BOOKS).exclude(author=ann),
     ):
         assert rows_of(object_list) == list(object_list.queryset.values_list(*FIELDS))
@@ -384,18 +413,15 @@ def test_an_origin_condition_replaced_behind_the_recipe_compiles_again(books):
 
 def test_a_boolean_condition_s_list_is_kept_whatever_sql_the_backend_writes(books, compiles):
     """PostgreSQL writes ``in_print=False`` as ``WHERE NOT in_print`` (no parameter): the
-    value is in the condition's SQL, so the kept SQL serves the value it was kept for and
-    the other value is compiled as Django compiles it, on every backend."""
+    value is in the condition's SQL, so each value is a shape of its own (the recipe
+    records a boolean's value), on every backend."""
     for in_print in (False, True, False, True):
         assert rows_of(listed(BOOKS).filter(in_print=in_print)) == django_rows(in_print=in_print)
-    inline = not BOOKS.filter(in_print=False).query.sql_with_params()[1]  # WHERE NOT ...
     first = len(compiles)
     for in_print in (False, False, True):
         assert rows_of(listed(BOOKS).filter(in_print=in_print)) == django_rows(in_print=in_print)
-    assert [entry for _origin, entry in shapes._KEPT.values() if entry is not None]
-    # Django's own lists compile (3); the kept list reads False by the kept SQL, and True
-    # too where the value is a parameter, else compiles it as Django does (1).
-    assert len(compiles) - first == 3 + (1 if inline else 0)
+    assert len([entry for _origin, entry in shapes._KEPT.values() if entry is not None]) == 2
+    assert len(compiles) - first == 3  # Django's own lists; ours none
 
 
 class _Cloning(QuerySet):
