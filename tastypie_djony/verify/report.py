@@ -23,7 +23,13 @@ from typing import Any
 from tastypie_djony.verify.differences import answer_difference
 from tastypie_djony.verify.refusals import NotReadable
 from tastypie_djony.verify.running import Outcome
-from tastypie_djony.verify.timing import Speed, median_ceiling, median_speedup
+from tastypie_djony.verify.timing import (
+    SLOWER_THAN,
+    Speed,
+    median_ceiling,
+    median_speedup,
+    over_requests,
+)
 
 SIDES = ("ModelResource", "DjonyResource")
 
@@ -255,6 +261,20 @@ def speedup_line(summaries: Iterable[ResourceSummary]) -> str | None:
     )
 
 
+def requests_line(summaries: Iterable[ResourceSummary]) -> str | None:
+    """The median speed-up over every timed request of every resource, its spread, and
+    the share of requests DjonyResource answered below 0.9x ModelResource's speed."""
+    found = over_requests([s.speed for s in summaries if s.speed is not None])
+    if found is None:
+        return None
+    count, median, low, high, slower = found
+    return (
+        f"Over the {count} timed requests: a median speed-up of {median:.2f}x (10th-90th "
+        f"percentile {low:.2f}x-{high:.2f}x), {100 * slower:.1f}% of them below "
+        f"{SLOWER_THAN}x (--timed-per-resource 0 times every identical 200 GET)"
+    )
+
+
 def ceiling_line(summaries: Iterable[ResourceSummary]) -> str | None:
     """What the timed requests cost outside the resources' code, and so the most any base
     could make them faster (the table's "at most"), and how much faster DjonyResource
@@ -396,9 +416,19 @@ def _indent(text: str) -> str:
 def as_json(summaries: list[ResourceSummary], meta: dict[str, Any]) -> dict[str, Any]:
     """Everything: per resource the figures, and every difference and improvement."""
     ceilings = ceiling_by_kind(summaries)
+    requests = over_requests([s.speed for s in summaries if s.speed is not None])
     return {
         **meta,
         "resources": [s.as_json() for s in summaries],
+        "speedup_over_requests": None
+        if requests is None
+        else dict(
+            zip(
+                ("requests", "speedup", "p10", "p90", "share_below_0_9x"),
+                (requests[0], *(round(value, 3) for value in requests[1:])),
+                strict=True,
+            )
+        ),
         "speedup_by_kind": {
             kind: {
                 "speedup": round(ratio, 3),

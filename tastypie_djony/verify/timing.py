@@ -1,7 +1,8 @@
 """How fast each side answers, measured so that the figure can be trusted.
 
 After the comparison, each resource's GETs that both sides answered the same with a 200
-(at most :data:`PER_RESOURCE` of them, spread over its kinds of request) are timed in
+(at most :data:`PER_RESOURCE` of them, spread over its kinds of request; the command's
+``--timed-per-resource`` sets another number, 0 every one of them) are timed in
 rounds: in each round every picked request of every resource, in a fresh order, on one
 side, then in the same order on the other (which side goes first is drawn per round),
 the garbage collected before each side's turn. Each request but a turn's first so
@@ -46,6 +47,8 @@ from typing import Any
 PER_RESOURCE = 6
 #: Rounds below which no speed is told.
 MIN_ROUNDS = 5
+#: A timed request whose ratio is below this is counted as slower on DjonyResource.
+SLOWER_THAN = 0.9
 
 
 @dataclass(frozen=True)
@@ -100,8 +103,11 @@ class Speed:
         }
 
 
-def picked(outcomes: list[Any], kind_of: Callable[[Any], str]) -> list[Any]:
-    """Up to :data:`PER_RESOURCE` identical 200 GETs, taken in turn from each kind of request."""
+def picked(
+    outcomes: list[Any], kind_of: Callable[[Any], str], most: int = PER_RESOURCE
+) -> list[Any]:
+    """Up to ``most`` identical 200 GETs (0: all of them), taken in turn from each kind of
+    request."""
     by_kind: dict[str, list[Any]] = {}
     for outcome in outcomes:
         answers = outcome.answers.values()
@@ -110,10 +116,11 @@ def picked(outcomes: list[Any], kind_of: Callable[[Any], str]) -> list[Any]:
         if any(answer.status != 200 for answer in answers):
             continue
         by_kind.setdefault(kind_of(outcome.request), []).append(outcome.request)
+    most = most or sum(len(requests) for requests in by_kind.values())
     chosen: list[Any] = []
-    while len(chosen) < PER_RESOURCE and any(by_kind.values()):
+    while len(chosen) < most and any(by_kind.values()):
         for requests in by_kind.values():
-            if requests and len(chosen) < PER_RESOURCE:
+            if requests and len(chosen) < most:
                 chosen.append(requests.pop(0))
     return chosen
 
@@ -229,6 +236,20 @@ def median_speedup(speeds: list[Speed]) -> tuple[float, float, float] | None:
         return values[0], values[0], values[0]
     deciles = statistics.quantiles(values, n=10, method="inclusive")
     return statistics.median(values), deciles[0], deciles[-1]
+
+
+def over_requests(speeds: list[Speed]) -> tuple[int, float, float, float, float] | None:
+    """Over every timed request of every resource: how many, the median ratio, its 10th
+    and 90th percentiles, and the share of requests below 0.9x."""
+    values = sorted(ratio for speed in speeds for _request, ratio in speed.by_request)
+    if not values:
+        return None
+    low = high = values[0]
+    if len(values) > 1:
+        deciles = statistics.quantiles(values, n=10, method="inclusive")
+        low, high = deciles[0], deciles[-1]
+    slower = sum(1 for value in values if value < SLOWER_THAN) / len(values)
+    return len(values), statistics.median(values), low, high, slower
 
 
 def median_ceiling(speeds: list[Speed]) -> tuple[float, float, float | None] | None:

@@ -148,6 +148,22 @@ def test_bounds_and_bad_options(rows):
 
 
 @pytest.mark.urls("tests.verify.test_command")
+def test_timed_per_resource_0_times_every_get_both_bases_answer_the_same_with_a_200(rows):
+    timed = ("--resource", "/api/clean/", "--rounds", "5", "--timing-seconds", "60")
+    default = helpers.verify(*timed)
+    assert default.report["speedup_over_requests"]["requests"] == 6
+    every = helpers.verify(*timed, "--timed-per-resource", "0")
+    [resource] = every.report["resources"]
+    identical_200 = resource["requests"] - resource["different"] - resource["improved"]
+    count = every.report["speedup_over_requests"]["requests"]
+    assert 6 < count <= identical_200
+    assert f"\nOver the {count} timed requests: a median speed-up of " in every.out
+    assert "\nOver the 6 timed requests: " in default.out
+    _, error = verify("--resource", "/api/clean/", "--timed-per-resource", "-1")
+    assert error is not None and "--timed-per-resource must not be negative" in str(error)
+
+
+@pytest.mark.urls("tests.verify.test_command")
 def test_max_requests_says_how_many_requests_of_each_resource_it_cut_off(rows):
     whole = helpers.verify()
     planned = {r["resource"]: r["requests"] for r in whole.report["resources"]}

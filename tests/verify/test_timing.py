@@ -157,6 +157,42 @@ def test_the_summary_per_kind_of_request_shows_what_a_resource_s_median_hides() 
     )
 
 
+def test_the_summary_over_every_timed_request_counts_those_below_0_9x() -> None:
+    from tastypie_djony.verify.generation import Request
+    from tastypie_djony.verify.report import ResourceSummary, requests_line
+
+    summaries = []
+    for uri, ratios in {"/api/a/": (2.0, 3.0, 0.8), "/api/b/": (1.5, 0.85)}.items():
+        summary = ResourceSummary(uri, "DjonyResource")
+        timed = tuple((Request(uri, "GET", f"{uri}{n}/"), r) for n, r in enumerate(ratios))
+        summary.speed = Speed(1, 1, 1, 1, 1, requests=len(ratios), rounds=5, by_request=timed)
+        summaries.append(summary)
+    line = requests_line(summaries)
+    assert line.startswith("Over the 5 timed requests: a median speed-up of 1.50x (")
+    assert "), 40.0% of them below 0.9x (" in line
+    assert requests_line([]) is None
+
+
+def test_picked_takes_each_kind_in_turn_up_to_the_number_asked_or_all() -> None:
+    from tastypie_djony.verify.timing import PER_RESOURCE, picked
+
+    class Outcome:
+        def __init__(self, path, status=200, identical=True):
+            self.request = type("R", (), {"writes": False, "path": path})()
+            self.identical, self.improved = identical, False
+            self.answers = {"m": type("A", (), {"status": status})()}
+
+    outcomes = [Outcome(f"/d/{n}/") for n in range(9)] + [Outcome(f"/l/?x={n}") for n in range(9)]
+    outcomes += [Outcome("/l/?bad=1", status=400), Outcome("/l/?odd=1", identical=False)]
+    kind = lambda request: request.path[:3]  # noqa: E731
+    chosen = picked(outcomes, kind)
+    assert len(chosen) == PER_RESOURCE
+    assert [r.path[:3] for r in chosen[:4]] == ["/d/", "/l/", "/d/", "/l/"]
+    assert len(picked(outcomes, kind, 3)) == 3
+    every = picked(outcomes, kind, 0)
+    assert len(every) == 18 and {r.path for r in every} == {o.request.path for o in outcomes[:18]}
+
+
 def test_a_third_side_times_the_requests_outside_the_resource_and_gives_its_ceiling() -> None:
     """The side answering outside the resource's code runs in a turn of its own, in the
     same rounds; each request's ceiling is ModelResource's time over it."""

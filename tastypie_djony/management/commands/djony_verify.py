@@ -156,6 +156,14 @@ class Command(BaseCommand):
             "side then the other",
         )
         parser.add_argument(
+            "--timed-per-resource",
+            type=int,
+            default=timing.PER_RESOURCE,
+            metavar="N",
+            help=f"GETs timed per resource (default {timing.PER_RESOURCE}, spread over its "
+            "kinds of request; 0: every GET both bases answered the same with a 200)",
+        )
+        parser.add_argument(
             "--timing-seconds",
             type=float,
             default=120.0,
@@ -173,6 +181,8 @@ class Command(BaseCommand):
                 raise CommandError(f"--{name.replace('_', '-')} must be positive.")
         if options["timing_seconds"] < 0:
             raise CommandError("--timing-seconds must not be negative.")
+        if options["timed_per_resource"] < 0:
+            raise CommandError("--timed-per-resource must not be negative (0: every GET).")
         if options["timing_seconds"] and options["rounds"] < timing.MIN_ROUNDS:
             raise CommandError(
                 f"--rounds {options['rounds']}: a speed figure needs at least {timing.MIN_ROUNDS} "
@@ -443,7 +453,9 @@ class Command(BaseCommand):
                 continue
             sides = sorted(by_uri[uri].sides, key=lambda side: side.base != "ModelResource")
             requests = timing.picked(
-                summary.outcomes, lambda request, uri=uri: report.request_kind(request, uri)
+                summary.outcomes,
+                lambda request, uri=uri: report.request_kind(request, uri),
+                options["timed_per_resource"],
             )
             chosen[uri] = [(request, [*sides, outside]) for request in requests]
 
@@ -548,6 +560,9 @@ class Command(BaseCommand):
         by_kind = report.speedup_by_kind_line(summaries)
         if by_kind:
             out.write(f"\n{by_kind}")
+        over_requests = report.requests_line(summaries)
+        if over_requests:
+            out.write(f"\n{over_requests}")
         ceiling = report.ceiling_line(summaries)
         if ceiling:
             out.write(f"\n{ceiling}")
