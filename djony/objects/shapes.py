@@ -423,8 +423,9 @@ def keep_filter(
 _KEPT = KeptQueries()
 register(
     "djony.objects.shapes._KEPT",
-    "(the origin queryset's id, the recipe's steps: filter names and value types, slices, "
-    "orderings; the finishing step; the database) -> (the origin, its ShapeQuery or None): "
+    "(the origin queryset's id, the recipe's steps: filter names and value types (a "
+    "boolean's value, True or False), slices, orderings; the finishing step; the "
+    "database) -> (the origin, its ShapeQuery or None): "
     "the same calls on the same queryset build the same query but for the filters' values, "
     "which are parameters taken from each request's own conditions",
     "DJONY_CACHE_SIZE entries (least recently used first out)",
