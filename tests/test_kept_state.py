@@ -44,6 +44,7 @@ from tastypie_djony.resources import BUILT_ON_USE
 from tests.tenants import seed, testing
 from tests.tenants.current import CurrentTenant, set_tenant
 from tests.tenants.models import Tenant, TenantNote, TenantTag
+from tests.testapp.models import AllTypes
 from tests.thirdparty import test_kept_relations as kept_relations_tests
 
 transactional_db = testing.db_fixture()
@@ -745,6 +746,10 @@ def _query(queryset: models.QuerySet):
             True,
         ),
         (lambda: TenantNote.everything.filter(owner__date_joined__year=2020), False),  # time zone
+        (lambda: AllTypes.objects.filter(day__year=2020, day__month__gte=3), True),  # a date's
+        (lambda: AllTypes.objects.filter(day__iso_week_day=1, clock__hour__lt=12), True),
+        (lambda: AllTypes.objects.filter(moment__hour=1), False),  # a datetime's: time zone
+        (lambda: AllTypes.objects.filter(moment__year__gt=2020), False),
         (lambda: TenantNote.everything.filter(owner__date_joined__date="2020-01-01"), False),
         (
             lambda: Tenant.objects.annotate(

@@ -18,7 +18,9 @@ node kinds known to compile from their own values alone:
   compiles as its Django parent;
 * a built-in comparison lookup (``exact``, ``in``, ``gt``, ``contains``,
   ``range``, ``isnull``, ``regex`` ..., and their related-field and integer
-  variants) of such a column with a plain value (numbers, text, bytes, dates and
+  variants) of such a column, or of Django's extract of a part of such a ``DateField``
+  or ``TimeField`` column (``day__month``, ``day__year``, ``clock__hour``: no time zone
+  read), with a plain value (numbers, text, bytes, dates and
   times, UUIDs, booleans, ``None``; tuples and lists of them), another such node
   or a subquery that is itself independent;
 * ``Value`` of a plain value, ``RawSQL``/``extra()`` text with plain parameters,
@@ -26,7 +28,7 @@ node kinds known to compile from their own values alone:
   position (the compiler orders by ``PositionRef`` when ``Meta.ordering`` names a
   selected column), ``Exists``/``Subquery``.
 
-Anything else (a custom expression, a transform such as ``__year``, a
+Anything else (a custom expression, a transform such as a ``DateTimeField``'s ``__year``, a
 ``FilteredRelation``, a value of another type) answers ``False``: the caller then
 compiles the query for every request, as Django does.
 """
@@ -39,8 +41,10 @@ import functools
 import uuid
 from typing import Any
 
+from django.db import models
 from django.db.models import Q, aggregates, expressions, lookups
 from django.db.models.fields import related_lookups
+from django.db.models.functions import datetime as datetime_functions
 from django.db.models.sql.compiler import PositionRef
 from django.db.models.sql.datastructures import BaseTable, Join
 from django.db.models.sql.query import Query
@@ -94,6 +98,12 @@ PURE_LOOKUPS = frozenset(
         lookups.UUIDIStartsWith,
         lookups.UUIDEndsWith,
         lookups.UUIDIEndsWith,
+        # ``__year`` and ``__iso_year`` (bounds of the year), of a date part only
+        lookups.YearExact,
+        lookups.YearGt,
+        lookups.YearGte,
+        lookups.YearLt,
+        lookups.YearLte,
         related_lookups.RelatedIn,
         related_lookups.RelatedExact,
         related_lookups.RelatedLessThan,
@@ -152,6 +162,25 @@ SQL_METHODS = (
     "get_transform",
     "get_db_converters",
 )
+
+
+#: The field classes whose parts Django extracts without a time zone.
+ZONELESS = (models.DateField, models.TimeField)
+
+
+def _date_part(value: Any) -> bool:
+    """Whether ``value`` is Django's own extract of a date's or a time's part
+    (``day__month``, ``day__iso_week_day``, ``clock__hour``) from such a column: its SQL
+    reads no time zone, unlike a ``DateTimeField``'s, which reads the active one."""
+    if type(value).__module__ != datetime_functions.__name__:
+        return False
+    if not isinstance(value, datetime_functions.Extract) or value.tzinfo is not None:
+        return False
+    (source,) = value.get_source_expressions()
+    if type(source) is not expressions.Col or not _django_field(source.target):
+        return False
+    parent = django_parent(type(source.target))
+    return parent in ZONELESS
 
 
 def _django_field(field: Any) -> bool:
@@ -252,7 +281,9 @@ def _node(node: Any) -> bool:
 
 def _operand(value: Any, column: bool = False) -> bool:
     if column:
-        return type(value) is expressions.Col and _django_field(value.target)
+        if type(value) is expressions.Col:
+            return _django_field(value.target)
+        return _date_part(value)
     if hasattr(value, "resolve_expression") or isinstance(value, (Query, WhereNode)):
         return _node(value)
     return plain(value)
