@@ -177,10 +177,7 @@ def _date_part(value: Any) -> bool:
     if not isinstance(value, datetime_functions.Extract) or value.tzinfo is not None:
         return False
     (source,) = value.get_source_expressions()
-    if type(source) is not expressions.Col or not _django_field(source.target):
-        return False
-    parent = django_parent(type(source.target))
-    return parent in ZONELESS
+    return type(source) is expressions.Col and django_parent(type(source.target)) in ZONELESS
 
 
 def _django_field(field: Any) -> bool:

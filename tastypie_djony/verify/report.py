@@ -267,10 +267,10 @@ def requests_line(summaries: Iterable[ResourceSummary]) -> str | None:
     found = over_requests([s.speed for s in summaries if s.speed is not None])
     if found is None:
         return None
-    count, median, low, high, slower = found
     return (
-        f"Over the {count} timed requests: a median speed-up of {median:.2f}x (10th-90th "
-        f"percentile {low:.2f}x-{high:.2f}x), {100 * slower:.1f}% of them below "
+        f"Over the {found.requests} timed requests: a median speed-up of {found.speedup:.2f}x "
+        f"(10th-90th percentile {found.p10:.2f}x-{found.p90:.2f}x), "
+        f"{100 * found.share_below_0_9x:.1f}% of them below "
         f"{SLOWER_THAN}x (--timed-per-resource 0 times every identical 200 GET)"
     )
 
@@ -422,13 +422,7 @@ def as_json(summaries: list[ResourceSummary], meta: dict[str, Any]) -> dict[str,
         "resources": [s.as_json() for s in summaries],
         "speedup_over_requests": None
         if requests is None
-        else dict(
-            zip(
-                ("requests", "speedup", "p10", "p90", "share_below_0_9x"),
-                (requests[0], *(round(value, 3) for value in requests[1:])),
-                strict=True,
-            )
-        ),
+        else {name: _round(value) for name, value in requests._asdict().items()},
         "speedup_by_kind": {
             kind: {
                 "speedup": round(ratio, 3),

@@ -41,7 +41,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 #: GETs timed per resource.
 PER_RESOURCE = 6
@@ -229,27 +229,39 @@ def _speed(
 
 def median_speedup(speeds: list[Speed]) -> tuple[float, float, float] | None:
     """The median speed-up over resources, and the 10th and 90th percentiles of them."""
-    values = sorted(speed.speedup for speed in speeds)
+    return _median_and_deciles([speed.speedup for speed in speeds])
+
+
+class OverRequests(NamedTuple):
+    """The figures over every timed request of every resource (:func:`over_requests`)."""
+
+    requests: int
+    speedup: float
+    p10: float
+    p90: float
+    #: The share of the requests whose ratio is below :data:`SLOWER_THAN`.
+    share_below_0_9x: float
+
+
+def over_requests(speeds: list[Speed]) -> OverRequests | None:
+    """Over every timed request of every resource: how many, the median ratio, its 10th
+    and 90th percentiles, and the share of requests below :data:`SLOWER_THAN`."""
+    values = [ratio for speed in speeds for _request, ratio in speed.by_request]
+    found = _median_and_deciles(values)
+    if found is None:
+        return None
+    slower = sum(1 for value in values if value < SLOWER_THAN) / len(values)
+    return OverRequests(len(values), *found, slower)
+
+
+def _median_and_deciles(values: list[float]) -> tuple[float, float, float] | None:
+    """The median of ``values`` and their 10th and 90th percentiles (``None``: none)."""
     if not values:
         return None
     if len(values) == 1:
         return values[0], values[0], values[0]
-    deciles = statistics.quantiles(values, n=10, method="inclusive")
+    deciles = statistics.quantiles(sorted(values), n=10, method="inclusive")
     return statistics.median(values), deciles[0], deciles[-1]
-
-
-def over_requests(speeds: list[Speed]) -> tuple[int, float, float, float, float] | None:
-    """Over every timed request of every resource: how many, the median ratio, its 10th
-    and 90th percentiles, and the share of requests below 0.9x."""
-    values = sorted(ratio for speed in speeds for _request, ratio in speed.by_request)
-    if not values:
-        return None
-    low = high = values[0]
-    if len(values) > 1:
-        deciles = statistics.quantiles(values, n=10, method="inclusive")
-        low, high = deciles[0], deciles[-1]
-    slower = sum(1 for value in values if value < SLOWER_THAN) / len(values)
-    return len(values), statistics.median(values), low, high, slower
 
 
 def median_ceiling(speeds: list[Speed]) -> tuple[float, float, float | None] | None:
