@@ -41,6 +41,7 @@ from djony.objects.compiled import KeptQueries, OneValueQuery
 from djony.objects.independent import request_independent
 from djony.objects.kept import KINDS, BoundedCache, cache_size
 from tastypie_djony.resources import BUILT_ON_USE
+from tests.objects import test_shapes as shapes_tests
 from tests.tenants import seed, testing
 from tests.tenants.current import CurrentTenant, set_tenant
 from tests.tenants.models import Tenant, TenantNote, TenantTag
@@ -473,13 +474,13 @@ def test_per_user_lists_kept_per_recipe_answer_as_modelresource():
         for path in paths:
             reference, target = testing.twins(user, path)
             assert target == reference, (user, path)
-    templates = [template for _, template in shapes._FILTERS.values() if template is not None]
+    templates = [template for template in shapes._FILTERS.values() if template is not None]
     assert templates  # the per-user filters were made from templates
-    for key in [*shapes._KEPT, *shapes._FILTERS]:
+    for _origin, key, _value in [*shapes._KEPT.items(), *shapes._FILTERS.items()]:
         assert not [part for part in _flat(key) if isinstance(part, User) or part in seed.USERS]
-    for key, (_origin, kept) in shapes._KEPT.items():
+    for _origin, key, kept in shapes._KEPT.items():
         assert kept is None or request_independent(kept.query), key
-    assert all(kept is None for _, kept in shapes._KEPT.values())  # tenant-scoped: compiled
+    assert all(kept is None for kept in shapes._KEPT.values())  # tenant-scoped: compiled
 
 
 def test_one_owner_s_relations_are_kept_per_relation_never_per_owner():
@@ -509,7 +510,7 @@ def test_one_owner_s_relations_are_kept_per_relation_never_per_owner():
         load_together([alone])
         assert list(alone.members.all()) == list(TenantMember.objects.filter(tenant=tenant))
     assert tagged
-    kept = dict(relation_sql._KEPT.items())
+    kept = {key: value for _owner, key, value in relation_sql._KEPT.items()}
     assert [key[:2] for key, entry in kept.items() if entry is not None] == [(Tenant, "members")]
     for key in kept:
         assert not [p for p in _flat(key) if isinstance(p, models.Model) or type(p) is int]
@@ -546,11 +547,35 @@ def test_a_page_s_relations_are_kept_per_relation_and_size_never_per_owner():
         ]
         page = list(Tenant.objects.order_by("-pk"))
     assert tagged
-    kept = dict(page_relations._KEPT.items())
+    kept = {key: value for _owner, key, value in page_relations._KEPT.items()}
     assert [key[:2] for key, entry in kept.items() if entry is not None] == [(Tenant, "members")]
     for owner_model, accessor, alias, size, key_type in kept:  # no owner, no key
         assert (alias, key_type) == ("default", int) and isinstance(accessor, str)
         assert issubclass(owner_model, models.Model) and size in (len(page), len(notes))
+    page_relations._KEPT.clear()
+
+
+def test_each_model_keeps_its_own_page_relations(settings):
+    """Each owner model keeps its relations' SQL in a cache of its own (on its
+    ``_meta``): with room for one entry each, pages of authors and of books read in turn
+    keep both relations (one cache for every model, read in turn, kept neither)."""
+    from djony.objects import page_relations
+    from tests.testapp.models import Author, Book, Tag
+
+    settings.DJONY_CACHE_SIZE = 1
+    author = Author.objects.create(name="Owner")
+    tag = Tag.objects.create(name="kept")
+    for n in range(2):
+        Book.objects.create(title=f"Owned {n}", author=author).tags.add(tag)
+    page_relations._KEPT.clear()
+    for _ in range(2):
+        authors = list(Author.objects.filter(pk=author.pk))
+        books = list(Book.objects.filter(author=author).order_by("pk"))
+        assert page_relations.load(authors, "books") and page_relations.load(books, "tags")
+        assert [list(a.books.all()) for a in authors] == [list(author.books.order_by("pk"))]
+        assert [list(b.tags.all()) for b in books] == [[tag], [tag]]
+    kept = {(owner, key[:2]) for owner, key, entry in page_relations._KEPT.items() if entry}
+    assert kept == {(Author._meta, (Author, "books")), (Book._meta, (Book, "tags"))}
     page_relations._KEPT.clear()
 
 
@@ -584,7 +609,7 @@ def test_a_page_s_related_gets_and_counts_are_kept_per_relation_and_size_never_p
                 for book, (want_stars, _) in zip(page, want, strict=True)
             ]
         assert got == want
-    kept = dict(page_rows._KEPT.items())
+    kept = {key: value for _owner, key, value in page_rows._KEPT.items()}
     assert {key[0][2] for key, entry in kept.items() if entry is not None} == {"rows", "count"}
     for (model, attname, _kind), alias, size, key_type in kept:  # no owner, no key
         assert (model, attname, alias, size, key_type) == (Review, "book_id", "default", 3, int)
@@ -699,18 +724,27 @@ KIND_TESTS = {
     "tastypie_djony.checks.RESOURCE_CLASSES": STRUCTURAL,
     "tastypie_djony.verify.twins._METACLASSES": STRUCTURAL,
     "pony.Database caches": test_pony_s_caches_do_not_grow_with_the_values_requested,
-    "djony.objects.shapes._KEPT": test_per_user_lists_kept_per_recipe_answer_as_modelresource,
-    "djony.objects.shapes._FILTERS": test_per_user_lists_kept_per_recipe_answer_as_modelresource,
-    "djony.objects.relation_sql._KEPT": (
+    "QuerySet._djony_shape_sql": (
+        test_per_user_lists_kept_per_recipe_answer_as_modelresource,
+        shapes_tests.test_each_origin_keeps_its_own_shapes,
+        shapes_tests.test_an_origin_keeps_at_most_the_cache_size,
+    ),
+    "QuerySet._djony_filter_templates": (
+        test_per_user_lists_kept_per_recipe_answer_as_modelresource,
+        shapes_tests.test_each_origin_keeps_its_own_shapes,
+        shapes_tests.test_an_origin_keeps_at_most_the_cache_size,
+    ),
+    "Options._djony_relation_sql": (
         test_one_owner_s_relations_are_kept_per_relation_never_per_owner
     ),
-    "djony.objects.page_relations._KEPT": (
-        test_a_page_s_relations_are_kept_per_relation_and_size_never_per_owner
+    "Options._djony_page_relations": (
+        test_a_page_s_relations_are_kept_per_relation_and_size_never_per_owner,
+        test_each_model_keeps_its_own_page_relations,
     ),
-    "djony.objects.page_rows._KEPT": (
+    "Options._djony_page_rows": (
         test_a_page_s_related_gets_and_counts_are_kept_per_relation_and_size_never_per_owner
     ),
-    "djony.objects.manager_keys._KEPT": (
+    "Options._djony_manager_keys": (
         kept_relations_tests.test_the_statement_is_django_s_own_compiled_once_per_page_size
     ),
 }

@@ -19,7 +19,9 @@ field, as Tastypie makes) starts empty.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +88,62 @@ class BoundedCache(OrderedDict):
 
     def __reduce__(self) -> tuple:
         return (type(self), ())
+
+
+class PerOwner:
+    """A :class:`BoundedCache` for each owner object, kept on the owner itself.
+
+    For what a request varies *within* something structural (the filter shapes of the
+    lists a resource's ``Meta.queryset`` makes): each owner gets its own
+    ``DJONY_CACHE_SIZE`` entries, so an API of many resources does not make them take
+    each other's places (one cache for all, read in turn by more shapes than it holds,
+    would lose each entry before it is asked for again), and they go with the owner.
+    The bound is then ``DJONY_CACHE_SIZE`` per owner, and owners are as many as the
+    structure has (resources, relations), not as requests make.
+
+    The cache is the owner's attribute ``attribute`` (``_djony_...``): a ``copy`` or
+    ``deepcopy`` of the owner starts with an empty one (:meth:`BoundedCache.__copy__`),
+    and Django's ``QuerySet._clone()`` does not carry it.  :meth:`clear` and
+    :meth:`items` reach every owner's cache made through this object (for tests and
+    introspection; owners are held weakly).
+    """
+
+    def __init__(self, attribute: str, make: Callable[[], BoundedCache] = BoundedCache) -> None:
+        self.attribute = attribute
+        self._make = make
+        self._owners: weakref.WeakSet = weakref.WeakSet()
+
+    def of(self, owner: Any) -> BoundedCache:
+        """``owner``'s cache (made on first use)."""
+        found = owner.__dict__.get(self.attribute)
+        if found is None:
+            found = owner.__dict__.setdefault(self.attribute, self._make())
+            self._owners.add(owner)
+        return found
+
+    def clear(self) -> None:
+        """Forget every owner's entries."""
+        for owner in list(self._owners):
+            owner.__dict__.pop(self.attribute, None)
+        self._owners.clear()
+
+    def items(self) -> Iterator[tuple[Any, Any, Any]]:
+        """``(owner, key, value)`` of every owner's entries."""
+        for owner in list(self._owners):
+            for key, value in list(owner.__dict__.get(self.attribute, {}).items()):
+                yield owner, key, value
+
+    def values(self) -> list[Any]:
+        """Every owner's values."""
+        return [value for _owner, _key, value in self.items()]
+
+    def __iter__(self) -> Iterator[Any]:
+        """Every owner's keys."""
+        return (key for _owner, key, _value in self.items())
+
+    def __len__(self) -> int:
+        """How many entries every owner's cache holds in all."""
+        return sum(len(owner.__dict__.get(self.attribute, ())) for owner in list(self._owners))
 
 
 @dataclass(frozen=True)

@@ -40,20 +40,22 @@ from django.db.models.expressions import Col
 from django.db.models.query import ModelIterable, get_prefetcher
 
 from djony.objects.compiled import KeptQueries, KeptSQL, bare_queryset
-from djony.objects.kept import register
+from djony.objects.kept import PerOwner, register
 from djony.objects.managers import class_attribute
 from djony.objects.page_gets import INTEGER_TYPES
 from djony.objects.page_rows import over_keys
 
-#: (owner model, attribute, database, number of owners, key column) -> KeptKeys or None.
-_KEPT = KeptQueries()
+#: On the owner model's ``_meta``: (owner model, attribute, database, number of owners,
+#: key column) -> KeptKeys or None.
+_KEPT = PerOwner("_djony_manager_keys", KeptQueries)
 register(
-    "djony.objects.manager_keys._KEPT",
+    "Options._djony_manager_keys",
     "(owner model, sortedm2m relation, database, number of owners, related key column) -> "
     "its KeptKeys or None: the manager's prefetch query is the same for every page of as "
     "many owners but for their keys, the kept SQL's only parameters (checked equal to "
     "Django's own compile when kept)",
-    "one per relation, database, page size and key column (DJONY_CACHE_SIZE entries at most)",
+    "one per relation, database, page size and key column (DJONY_CACHE_SIZE entries at most "
+    "per owner model: djony.objects.kept.PerOwner)",
 )
 
 #: Where the classes of a sorted relation's manager come from (see :func:`sorted_manager`).
@@ -113,9 +115,10 @@ def related_keys(
         return None
     read_alias = router.db_for_read(target, instance=stand_in)
     kept_key = (model, attribute, read_alias, len(owner_keys), key_attname)
-    if kept_key not in _KEPT:
-        _KEPT[kept_key] = _compile(model, attribute, owner_keys, alias, read_alias, key_attname)
-    kept = _KEPT.get(kept_key)
+    queries = _KEPT.of(model._meta)
+    if kept_key not in queries:
+        queries[kept_key] = _compile(model, attribute, owner_keys, alias, read_alias, key_attname)
+    kept = queries.get(kept_key)
     return None if kept is None else kept.keys(owner_keys)
 
 

@@ -44,20 +44,22 @@ from djony.objects.compiled import (
     plain_manager,
 )
 from djony.objects.independent import request_independent
-from djony.objects.kept import register
+from djony.objects.kept import PerOwner, register
 
 #: Where Django's related managers (and their prefetch) are defined.
 DJANGO_MANAGERS = "django.db.models.fields.related_descriptors"
 
-#: (owner model, accessor, database, number of owners, type of key) -> PageQuery or None.
-_KEPT = KeptQueries()
+#: On each owner model's ``_meta``: (owner model, accessor, database, number of owners,
+#: type of key) -> PageQuery or None.
+_KEPT = PerOwner("_djony_page_relations", KeptQueries)
 register(
-    "djony.objects.page_relations._KEPT",
+    "Options._djony_page_relations",
     "(the owners' model, the relation's accessor, the database, the number of distinct "
     "owner keys, their type) -> its PageQuery or None: Django's prefetch query of a "
     "relation is the same for every page of as many owners but for their keys, the kept "
     "SQL's only parameters (checked equal to Django's own compile when kept)",
-    "one per relation, database, page size and type of key (DJONY_CACHE_SIZE entries at most)",
+    "one per relation, database, page size and type of key (DJONY_CACHE_SIZE entries at most "
+    "per owner model: djony.objects.kept.PerOwner)",
 )
 
 
@@ -165,14 +167,15 @@ def load(objects: list[Any], accessor: str) -> bool:
     if any(key is None for key in keys):
         return False
     kept_key = (owner_model, accessor, alias, len(keys), type(keys[0]))
+    relations = _KEPT.of(owner_model._meta)
     rel_qs = None
-    if kept_key not in _KEPT:
+    if kept_key not in relations:
         compiled = _compile(manager, owners, keys, alias)
-        _KEPT[kept_key] = None if compiled is None else compiled[1]
+        relations[kept_key] = None if compiled is None else compiled[1]
         if compiled is None:
             return False
         rel_qs = compiled[0]
-    kept = _KEPT[kept_key]
+    kept = relations.get(kept_key)
     if kept is None:
         return False
     grouped_by = [

@@ -14,7 +14,7 @@ fields' ``from_db_value``, the backend's).  Anything else is Django's own query.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet, FullResultSet
@@ -23,17 +23,19 @@ from django.db.models.query import ValuesListIterable
 
 from djony.objects.compiled import KeptQueries, KeptSQL
 from djony.objects.independent import request_independent
-from djony.objects.kept import register
+from djony.objects.kept import PerOwner, register
 
-#: (the caller's kind of query, database, number of keys, type of key) -> RowsQuery or None.
-_KEPT = KeptQueries()
+#: On the ``_meta`` of the model a kind of query reads first (``kind[0]``): (the caller's
+#: kind of query, database, number of keys, type of key) -> RowsQuery or None.
+_KEPT = PerOwner("_djony_page_rows", KeptQueries)
 register(
-    "djony.objects.page_rows._KEPT",
+    "Options._djony_page_rows",
     "(the kind of a page's relation read: related model, foreign key, what it selects; "
     "the database, the number of owner keys, their type) -> its RowsQuery or None: the "
     "query is the same for every page of as many owners but for their keys, the kept "
     "SQL's only parameters (checked equal to Django's own compile when kept)",
-    "one per relation read, database, page size and type of key (DJONY_CACHE_SIZE entries at most)",
+    "one per relation read, database, page size and type of key (DJONY_CACHE_SIZE entries at "
+    "most per model read: djony.objects.kept.PerOwner)",
 )
 
 
@@ -52,10 +54,11 @@ class RowsQuery(KeptSQL):
         return [tuple(row) for row in found]
 
 
-def rows(kind: Hashable, alias: str, keys: set, build: Callable[[list], Any]) -> list[tuple]:
+def rows(kind: tuple, alias: str, keys: set, build: Callable[[list], Any]) -> list[tuple]:
     """``list(build(listed))``, a ``values_list`` queryset on ``alias`` whose only
-    parameters are ``listed``, the ``keys`` in order, by the SQL kept for ``kind`` and as
-    many keys (of one type: Django's own query for a mix)."""
+    parameters are ``listed``, the ``keys`` in order, by the SQL kept for ``kind`` (the
+    model it reads, then what else tells the query apart) and as many keys (of one type:
+    Django's own query for a mix)."""
     key_type = type(next(iter(keys)))
     if any(type(key) is not key_type for key in keys):
         return list(build(list(keys)))
@@ -64,12 +67,13 @@ def rows(kind: Hashable, alias: str, keys: set, build: Callable[[list], Any]) ->
     except TypeError:  # keys without an order: Django's own query
         return list(build(list(keys)))
     kept_key = (kind, alias, len(listed), key_type)
-    if kept_key not in _KEPT:
+    queries = _KEPT.of(kind[0]._meta)
+    if kept_key not in queries:
         queryset = build(listed)
-        _KEPT[kept_key] = _compile(queryset, listed, alias)
-        if _KEPT[kept_key] is None:
+        queries[kept_key] = compiled = _compile(queryset, listed, alias)
+        if compiled is None:
             return list(queryset)
-    kept = _KEPT.get(kept_key)
+    kept = queries.get(kept_key)
     if kept is None:
         return list(build(listed))
     return kept.rows(listed)

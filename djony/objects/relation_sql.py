@@ -33,20 +33,20 @@ from djony.objects.compiled import (
     bare_related_queryset,
     plain_manager,
 )
-from djony.objects.kept import register
+from djony.objects.kept import PerOwner, register
 
-#: (owner model, relation name, database, condition name, type of key, a chained
-#: ``select_related``'s fields or ``None``) -> OneValueQuery/None.
-_KEPT = KeptQueries()
+#: On the owner model's ``_meta``: (owner model, relation name, database, condition name,
+#: type of key, a chained ``select_related``'s fields or ``None``) -> OneValueQuery/None.
+_KEPT = PerOwner("_djony_relation_sql", KeptQueries)
 register(
-    "djony.objects.relation_sql._KEPT",
+    "Options._djony_relation_sql",
     "(the owner's model, the relation's cache name, the database, the related manager's "
     "condition name, the type of the owner's key, the fields of a select_related chained "
     "on it) -> its OneValueQuery or None: a related "
     "manager of Django's builds the same query for every owner but for the owner's key, a "
     "parameter of the kept SQL (checked equal to the manager's own SQL when kept)",
     "one per relation, database, type of key and select_related the project's code chains "
-    "(DJONY_CACHE_SIZE entries at most)",
+    "(DJONY_CACHE_SIZE entries at most per owner model: djony.objects.kept.PerOwner)",
 )
 
 
@@ -76,12 +76,13 @@ def kept_read(
     field_name, value = condition
     alias = queryset.db
     key = (type(owner), name, alias, field_name, type(value), joined)
-    if key not in _KEPT:
+    queries = _KEPT.of(owner._meta)
+    if key not in queries:
         try:
-            _KEPT[key] = _compile(queryset, field_name, value, alias, joined)
+            queries[key] = _compile(queryset, field_name, value, alias, joined)
         except NotKeptForValue:
             return None  # this key compiles to no SQL: Django decides, the next one keeps
-    compiled = _KEPT.get(key)
+    compiled = queries.get(key)
     if compiled is None:
         return None
 

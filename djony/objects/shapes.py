@@ -59,7 +59,7 @@ from djony.objects.compiled import (
     plain_queryset_class,
 )
 from djony.objects.independent import plain, request_independent
-from djony.objects.kept import register
+from djony.objects.kept import PerOwner, register
 
 
 def slotted(lookup: Any) -> bool:
@@ -376,21 +376,23 @@ class FilterTemplate:
         return chained
 
 
-#: (id of the recipe's origin, its steps, database, the list's own alias and write flag)
-#: -> (origin, FilterTemplate or None).
-_FILTERS = KeptQueries()
+#: On each origin: (the recipe's steps, database, the list's own alias and write flag)
+#: -> the FilterTemplate or None.
+_FILTERS = PerOwner("_djony_filter_templates", KeptQueries)
 register(
-    "djony.objects.shapes._FILTERS",
-    "(the origin queryset's id, the recipe's steps after a filter() call, the database, the "
-    "list's using() alias and write flag) -> (the origin, the FilterTemplate or None): the "
-    "same filter() on a list made by the same calls builds the same joins and lookups, its "
-    "conditions made again by Django's lookup classes for each request's values",
-    "DJONY_CACHE_SIZE entries (least recently used first out)",
+    "QuerySet._djony_filter_templates",
+    "on an origin queryset (a resource's Meta.queryset, a related resource's): (the "
+    "recipe's steps after a filter() call, the database, the list's using() alias and "
+    "write flag) -> the FilterTemplate or None: the same filter() on a list made by the "
+    "same calls builds the same joins and lookups, its conditions made again by Django's "
+    "lookup classes for each request's values",
+    "DJONY_CACHE_SIZE entries per origin (least recently used first out; djony.objects."
+    "kept.PerOwner): an API's many resources do not take each other's places",
 )
 
 
 def _filter_key(after: Recipe, queryset: models.QuerySet) -> tuple:
-    return (id(after.origin), after.steps, queryset.db, queryset._db, queryset._for_write)
+    return (after.steps, queryset.db, queryset._db, queryset._for_write)
 
 
 def kept_filter(
@@ -400,10 +402,10 @@ def kept_filter(
     template kept for it, or ``None`` (call ``filter()``, then :func:`keep_filter`)."""
     if before is None or after is None or after.steps == before.steps:
         return None
-    entry = _FILTERS.get(_filter_key(after, queryset))
-    if entry is None or entry[0] is not after.origin or entry[1] is None:
+    template = _FILTERS.of(after.origin).get(_filter_key(after, queryset))
+    if template is None:
         return None
-    return entry[1].rebuild(before, after, queryset)
+    return template.rebuild(before, after, queryset)
 
 
 def keep_filter(
@@ -412,28 +414,28 @@ def keep_filter(
     """Keep the template of ``built`` (``queryset.filter(...)``) for the next requests."""
     if before is None or after is None or after.steps == before.steps:
         return
+    templates = _FILTERS.of(after.origin)
     key = _filter_key(after, queryset)
-    entry = _FILTERS.get(key)
-    if entry is not None and entry[0] is after.origin:
-        return
-    _FILTERS[key] = (after.origin, FilterTemplate.make(before, after, built))
+    if key not in templates:
+        templates[key] = FilterTemplate.make(before, after, built)
 
 
-#: (id of the recipe's origin, its steps, the finishing step, alias) -> (origin, kept).
-_KEPT = KeptQueries()
+#: On each origin: (the recipe's steps, the finishing step, alias) -> the ShapeQuery or None.
+_KEPT = PerOwner("_djony_shape_sql", KeptQueries)
 register(
-    "djony.objects.shapes._KEPT",
-    "(the origin queryset's id, the recipe's steps: filter names and value types (a "
-    "boolean's value, True or False), slices, orderings; the finishing step; the "
-    "database) -> (the origin, its ShapeQuery or None): "
+    "QuerySet._djony_shape_sql",
+    "on an origin queryset (a resource's Meta.queryset, a related resource's): (the "
+    "recipe's steps: filter names and value types (a boolean's value, True or False), "
+    "slices, orderings; the finishing step; the database) -> its ShapeQuery or None: "
     "the same calls on the same queryset build the same query but for the filters' values, "
     "which are parameters taken from each request's own conditions",
-    "DJONY_CACHE_SIZE entries (least recently used first out)",
+    "DJONY_CACHE_SIZE entries per origin (least recently used first out; djony.objects."
+    "kept.PerOwner): an API's many resources do not take each other's places",
 )
 
 
 def _key(recipe: Recipe, finish: Any, alias: str) -> tuple:
-    return (id(recipe.origin), recipe.steps, finish, alias)
+    return (recipe.steps, finish, alias)
 
 
 def kept_sql(
@@ -447,11 +449,11 @@ def kept_sql(
     """
     if recipe is None:
         return None
-    entry = _KEPT.get(_key(recipe, finish, alias))
-    if entry is None or entry[0] is not recipe.origin or entry[1] is None:
+    kept = _KEPT.of(recipe.origin).get(_key(recipe, finish, alias))
+    if kept is None:
         return None
-    params = entry[1].params_for(query)
-    return None if params is None else (entry[1], params)
+    params = kept.params_for(query)
+    return None if params is None else (kept, params)
 
 
 def keep_sql(
@@ -465,12 +467,12 @@ def keep_sql(
     ``finish``) for the next requests, once per key (a refusal is kept too)."""
     if recipe is None:
         return
+    shapes = _KEPT.of(recipe.origin)
     key = _key(recipe, finish, queryset.db)
-    entry = _KEPT.get(key)
-    if entry is not None and entry[0] is recipe.origin:
+    if key in shapes:
         return
     try:
         kept = ShapeQuery.compile(recipe, queryset, compiler, compiled)
     except NotKeptForValue:
         return
-    _KEPT[key] = (recipe.origin, kept)
+    shapes[key] = kept

@@ -196,7 +196,7 @@ def test_an_unordered_chain_is_each_owner_s_own_query_by_sql_compiled_once(revie
         got = [reviews(book) for book in books]
     assert got == want
     assert [q["sql"] for q in ours] == [q["sql"] for q in django_s]
-    kept = [key for key, entry in relation_sql._KEPT.items() if entry is not None]
+    kept = [key for _owner, key, entry in relation_sql._KEPT.items() if entry is not None]
     assert kept == [(Book, "reviews", "default", "book", int, ("reviewer",))]
     books = page(Book)
     alone = page(Book)[:1]

@@ -10,6 +10,7 @@ behind the recipe's back).
 
 from __future__ import annotations
 
+import copy
 import datetime
 import uuid
 
@@ -77,6 +78,47 @@ def test_a_per_user_list_compiles_once_and_reads_each_user_s_rows(books, compile
     assert len(compiles) == first + 3
 
 
+#: A second origin over the same table (another resource's Meta.queryset).
+OTHER_BOOKS = Book.objects.order_by("-id")
+
+#: Filters of as many shapes as a cache holds (each a lookup of its own).
+SHAPES = ("title", "title__startswith", "title__contains", "title__gt", "id__gte", "id__lt")
+
+
+def test_each_origin_keeps_its_own_shapes(books, compiles, settings):
+    """An API's resources keep their lists' SQL each in a cache of its own: read in turn,
+    the shapes of one resource's lists do not push out another's.  (One cache of
+    ``DJONY_CACHE_SIZE`` for all of them, read in rounds by more shapes than it holds,
+    lost every entry before it was asked for again: each request compiled anew, slower
+    than ModelResource.)"""
+    settings.DJONY_CACHE_SIZE = len(SHAPES)
+
+    def read_every_shape() -> None:
+        for origin in (BOOKS, OTHER_BOOKS):
+            for name in SHAPES:
+                value = 2 if name.startswith("id") else "Ann"
+                found = rows_of(listed(origin).filter(**{name: value}))
+                assert found == list(origin.filter(**{name: value}).values_list(*FIELDS))
+
+    read_every_shape()
+    first = len(compiles)
+    read_every_shape()
+    assert len(compiles) == first + 2 * len(SHAPES)  # Django's own lists only: ours kept
+    for origin in (BOOKS, OTHER_BOOKS):
+        kept = [sql for owner, _key, sql in shapes._KEPT.items() if owner is origin]
+        assert len(kept) == len(SHAPES) and None not in kept
+
+
+def test_an_origin_keeps_at_most_the_cache_size(books, settings):
+    settings.DJONY_CACHE_SIZE = 2
+    for name in SHAPES:
+        rows_of(listed(BOOKS).filter(**{name: 2 if name.startswith("id") else "Ann"}))
+    assert len(shapes._KEPT.of(BOOKS)) == 2
+    assert len(shapes._FILTERS.of(BOOKS)) == 2
+    assert copy.deepcopy(BOOKS).__dict__["_djony_shape_sql"] == {}  # a copy starts empty
+    assert "_djony_shape_sql" not in BOOKS._clone().__dict__  # a request's copy has none
+
+
 def test_a_list_with_no_filter_compiles_once(books, compiles):
     expected = list(BOOKS[1:3].values_list(*FIELDS))
     first = len(compiles)
@@ -90,7 +132,7 @@ def test_a_list_with_no_filter_compiles_once(books, compiles):
 def test_the_kept_sql_has_the_values_as_parameters_not_text(books):
     ann, bob = books
     rows_of(listed(BOOKS).filter(author=ann, title="Ann 0"))
-    ((key, (origin, kept)),) = shapes._KEPT.items()
+    ((origin, key, kept),) = shapes._KEPT.items()
     assert origin is BOOKS
     assert "Ann 0" not in kept.sql and "Ann 0" in kept.params
     assert "Ann 0" not in repr(key) and ann not in key  # the key holds types, not values
@@ -144,7 +186,7 @@ def test_each_lookup_s_values_get_the_rows_django_gives(books, values):
         for filters in values:
             assert rows_of(listed(BOOKS).filter(**filters)) == django_rows(**filters), filters
             assert listed(BOOKS).filter(**filters).count() == BOOKS.filter(**filters).count()
-    assert [kept for _, kept in shapes._KEPT.values() if kept is not None]
+    assert [kept for kept in shapes._KEPT.values() if kept is not None]
 
 
 def test_an_isnull_of_another_value_raises_what_django_raises(books):
@@ -173,7 +215,7 @@ def test_isnull_keeps_a_shape_per_value_with_the_joins_django_builds(books, comp
             editor__name__isnull=value
         )
     assert len(compiles) == first + 2  # Django's own lists; ours none
-    kept = [kept for _, kept in shapes._KEPT.values() if kept is not None]
+    kept = [kept for kept in shapes._KEPT.values() if kept is not None]
     assert any("LEFT OUTER JOIN" in k.sql for k in kept)
     assert any("INNER JOIN" in k.sql for k in kept)
 
@@ -198,12 +240,12 @@ def test_a_date_s_part_is_kept_and_a_datetime_s_compiled_in_its_time_zone(db):
         for _ in range(2):
             found = list(listed(ROWS).filter(**filters).values_rows(["id", "char"]))
             assert found == list(ROWS.filter(**filters).values_list("id", "char")), filters
-    assert all(kept is not None for _, kept in shapes._KEPT.values())
+    assert all(kept is not None for kept in shapes._KEPT.values())
     shapes._KEPT.clear()
     for year in (2020, 2026, 2020):
         found = listed(BOOKS).filter(published__year=year)
         assert rows_of(found) == django_rows(published__year=year)
-    assert all(kept is None for _, kept in shapes._KEPT.values())
+    assert all(kept is None for kept in shapes._KEPT.values())
 
 
 def test_a_like_value_is_a_parameter_django_escaped(books, compiles):
@@ -215,7 +257,7 @@ def test_a_like_value_is_a_parameter_django_escaped(books, compiles):
         found = rows_of(listed(BOOKS).filter(title__startswith=value))
         assert found == django_rows(title__startswith=value), value
     assert len(compiles) == first + 4  # Django's own lists; ours none
-    ((_key, (_origin, kept)),) = shapes._KEPT.items()
+    ((_origin, _key, kept),) = shapes._KEPT.items()
     assert "Ann" not in kept.sql
     found = kept.params_for(listed(BOOKS).filter(title__startswith="A%").queryset.query)
     django_params = BOOKS.filter(title__startswith="A%").query.sql_with_params()[1]
@@ -264,7 +306,7 @@ def test_a_lazy_instance_is_read_through(books):
         lazy = SimpleLazyObject(lambda author=author: author)
         assert lazy.pk  # read, as authentication reads request.user
         assert rows_of(listed(BOOKS).filter(author=lazy)) == django_rows(author=author)
-    assert [kept for _, kept in shapes._KEPT.values() if kept is not None]
+    assert [kept for kept in shapes._KEPT.values() if kept is not None]
 
 
 def test_a_bad_value_raises_what_django_raises(books):
@@ -286,8 +328,8 @@ def test_other_calls_and_values_are_not_kept(books):
         listed(BOOKS).exclude(author=ann),
     ):
         assert rows_of(object_list) == list(object_list.queryset.values_list(*FIELDS))
-        assert all(kept is None for _, kept in shapes._KEPT.values())
-        assert all(template is None for _, template in shapes._FILTERS.values())
+        assert all(kept is None for kept in shapes._KEPT.values())
+        assert all(template is None for template in shapes._FILTERS.values())
 
 
 class _Own(QuerySet):
@@ -381,7 +423,7 @@ def test_an_in_list_keeps_its_sql_per_length(books, compiles):
         assert rows_of(listed(BOOKS).filter(pk__in=keys)) == django_rows(pk__in=keys)
     assert len(compiles) == first + 3  # Django's own three lists; ours none
     rows_of(listed(BOOKS).filter(pk__in=[1, 2, 3]))  # another length: its own SQL
-    assert len([kept for _, kept in shapes._KEPT.values() if kept is not None]) == 2
+    assert len([kept for kept in shapes._KEPT.values() if kept is not None]) == 2
 
 
 def test_a_value_the_backend_refuses_when_compiled_is_left_to_django_s_compile(books):
@@ -389,7 +431,7 @@ def test_a_value_the_backend_refuses_when_compiled_is_left_to_django_s_compile(b
     there): the kept SQL answers nothing, so the list's own compile raises it where its
     error handling makes it the client's 400."""
     rows_of(listed(BOOKS).filter(title="Ann 0"))
-    ((_key, (_origin, kept)),) = shapes._KEPT.items()
+    ((_origin, _key, kept),) = shapes._KEPT.items()
 
     class Refusing:
         def compile(self, node):
@@ -426,7 +468,7 @@ def test_a_boolean_condition_s_list_is_kept_whatever_sql_the_backend_writes(book
     first = len(compiles)
     for in_print in (False, False, True):
         assert rows_of(listed(BOOKS).filter(in_print=in_print)) == django_rows(in_print=in_print)
-    assert len([entry for _origin, entry in shapes._KEPT.values() if entry is not None]) == 2
+    assert len([entry for entry in shapes._KEPT.values() if entry is not None]) == 2
     assert len(compiles) - first == 3  # Django's own lists; ours none
 
 

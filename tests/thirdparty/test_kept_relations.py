@@ -70,7 +70,7 @@ def test_the_statement_is_django_s_own_compiled_once_per_page_size(
         with CaptureQueriesContext(connection) as ran:
             related_keys(Workout, "exercises", owners, "default", "id")
         assert [query["sql"] for query in ran.captured_queries] == [djangos_statement(owners)]
-    kept = {key: value for key, value in manager_keys._KEPT.items()}
+    kept = {key: value for _owner, key, value in manager_keys._KEPT.items()}
     assert sorted(size for (_, _, _, size, _) in kept) == [1, 3]
     assert all(entry is not None for entry in kept.values())
     assert {key[:3] + key[4:] for key in kept} == {(Workout, "exercises", "default", "id")}
