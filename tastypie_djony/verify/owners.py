@@ -10,10 +10,15 @@ project's middleware is outside the resource's view, in the time ``djony_verify`
 outside the resources, :mod:`tastypie_djony.verify.timing`: it is not counted here.)
 
 After the timed rounds, each resource's timed requests are sent again on the
-DjonyResource side while a thread looks at the sending thread's stack every
-:data:`SAMPLE_SECONDS` (the interpreter's switch interval lowered meanwhile, so the
-samples come while Python code runs, not only when it waits for the database).  A sample
-belongs to the innermost frame on the stack whose code is not a library's
+DjonyResource side while a timer (``SIGALRM``, every :data:`SAMPLE_SECONDS` of wall-clock
+time) interrupts the sending thread, which looks at its own stack: each sample weighs the
+time since the one before, so the sample that comes when a long call returns (a query the
+database took milliseconds to answer, a C sort) counts that call's time for the frame
+that made it.  (A thread looking at another thread's stack, as this module did first,
+can crash CPython 3.11 while that thread's frames change: python/cpython#111363.)  The
+timer needs the main thread, ``signal.setitimer`` (not on Windows) and ``SIGALRM`` not
+in use (pytest-timeout's signal method, a project's own alarm): otherwise no share is
+measured.  A sample belongs to the innermost frame on the stack whose code is not a library's
 (:class:`Owners`): the project's, or Tastypie's and djony's (Tastypie, Pony,
 ``djony``, ``tastypie_djony``, ``djony_verify`` itself).  Django, the standard library,
 the third-party packages installed in the environment and djony's hooks inside Django's
@@ -31,8 +36,8 @@ resource, so a few percent either way.  It says where the time goes, never how f
 from __future__ import annotations
 
 import os
+import signal
 import site
-import sys
 import sysconfig
 import threading
 import time
@@ -51,11 +56,8 @@ REQUEST_CALL = Runner._request.__code__
 #: The code every DjonyResource view runs for a read, inside ``wrap_view``'s wrapper.
 RESOURCE_VIEW = DjonyResource._answer.__code__
 
-#: Seconds between two looks at the sending thread's stack.
+#: Seconds of wall-clock time between two samples of the sending thread's stack.
 SAMPLE_SECONDS = 0.0005
-#: The interpreter's switch interval while sampling (its default, 5 ms, would let the
-#: sampler in only when the request waits for the database).
-SWITCH_SECONDS = 0.0001
 #: Samples wanted per resource; rounds of its requests are sent until there are as many.
 TARGET_SAMPLES = 200
 #: Fewer samples than this give no figure.
@@ -137,6 +139,17 @@ def _as_dir(path: str) -> str:
     return os.path.join(os.path.abspath(path), "")
 
 
+def can_sample() -> bool:
+    """Whether :func:`project_shares` can sample here: the main thread, a system with
+    ``signal.setitimer``, and ``SIGALRM`` and the real-time timer not in use."""
+    return (
+        hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGALRM) == signal.SIG_DFL
+        and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    )
+
+
 def project_shares(
     send: Callable[[Any, Any], Any],
     requests: dict[str, list[tuple[Any, Any]]],
@@ -145,41 +158,44 @@ def project_shares(
     view: CodeType = RESOURCE_VIEW,
     owners: Owners | None = None,
 ) -> dict[str, float | None]:
-    """Per resource, the share of its requests' samples that were the project's code in
-    the resource's view (``None``: fewer than :data:`MIN_SAMPLES`, the deadline came
-    first, or no sample was in the view).
+    """Per resource, the share of its requests' time that was the project's code in
+    the resource's view (``None``: fewer than :data:`MIN_SAMPLES` samples, the deadline
+    came first, no sample was in the view, or no sampling here: :func:`can_sample`).
 
     ``requests``: resource -> ``[(request, side)]``; ``send(side, request)`` answers one
     (in this thread, whose stack is sampled).  Only samples inside a call of ``within``
     count (the request itself, not what ``send`` does around it: a transaction, a
     credential); ``view``: the code every view of the resources runs (:meth:`Owners.sample`).
-    Stops at ``deadline`` (``time.monotonic()``).
+    Stops at ``deadline`` (``time.monotonic()``).  The timer and the ``SIGALRM`` handler
+    are put back as they were.
     """
+    if not can_sample():
+        return dict.fromkeys(requests)
     owners = owners or Owners()
-    sending = threading.get_ident()
     current: list[str | None] = [None]
-    counts = {resource: Counter() for resource in requests}
-    stop = threading.Event()
+    weights = {resource: Counter() for resource in requests}
+    samples = Counter()
+    last = [time.perf_counter()]
 
-    def sample() -> None:
-        while not stop.wait(SAMPLE_SECONDS):
-            resource = current[0]
-            frame = sys._current_frames().get(sending)
-            if resource is None or frame is None:
-                continue
-            whose = owners.sample(frame, within, view)
-            if whose is not None:
-                counts[resource][whose] += 1
+    def sample(_signum: int, frame: FrameType | None) -> None:
+        now = time.perf_counter()
+        elapsed, last[0] = now - last[0], now
+        resource = current[0]
+        if resource is None:
+            return
+        whose = owners.sample(frame, within, view)
+        if whose is not None:
+            weights[resource][whose] += elapsed
+            samples[resource] += 1
 
-    switch = sys.getswitchinterval()
-    sampler = threading.Thread(target=sample, name="djony_verify sampler", daemon=True)
-    sys.setswitchinterval(SWITCH_SECONDS)
-    sampler.start()
+    previous = signal.signal(signal.SIGALRM, sample)
+    signal.siginterrupt(signal.SIGALRM, False)  # system calls go on after a sample
+    signal.setitimer(signal.ITIMER_REAL, SAMPLE_SECONDS, SAMPLE_SECONDS)
     try:
         for resource, pairs in requests.items():
             rounds = 0
             while (
-                counts[resource].total() < TARGET_SAMPLES
+                samples[resource] < TARGET_SAMPLES
                 and rounds < MAX_ROUNDS
                 and time.monotonic() < deadline
             ):
@@ -191,14 +207,16 @@ def project_shares(
                         current[0] = None
                 rounds += 1
     finally:
-        stop.set()
-        sampler.join()
-        sys.setswitchinterval(switch)
-    return {resource: _share(count) for resource, count in counts.items()}
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    return {
+        resource: _share(weights[resource]) if samples[resource] >= MIN_SAMPLES else None
+        for resource in requests
+    }
 
 
-def _share(count: Counter) -> float | None:
-    seen = count.total()
-    if seen < MIN_SAMPLES or not count["project"] + count["resource"]:
+def _share(weight: Counter) -> float | None:
+    """The project's share of the time sampled, or ``None`` when none was in the view."""
+    if not weight["project"] + weight["resource"]:
         return None
-    return count["project"] / seen
+    return weight["project"] / weight.total()

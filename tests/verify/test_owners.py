@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import signal
 import sys
 import threading
 
@@ -114,7 +115,6 @@ def test_the_share_of_each_resource_is_the_project_code_it_ran():
         "library": functools.partial(request, functools.partial(sorted, data, key=str)),
         "middleware": functools.partial(_within, _busy_in_the_project),
     }
-    switch = sys.getswitchinterval()
     threads = threading.active_count()
     shares = project_shares(
         lambda side, request: work[request](),
@@ -126,8 +126,31 @@ def test_the_share_of_each_resource_is_the_project_code_it_ran():
     assert shares["/project/"] > 0.9
     assert shares["/library/"] < 0.1
     assert shares["/middleware/"] is None  # never in the view: no figure, not 0%
-    assert sys.getswitchinterval() == switch  # put back
-    assert threading.active_count() == threads  # the sampler is gone
+    assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL  # put back
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert threading.active_count() == threads  # no thread looked at another's stack
+
+
+def test_no_share_where_the_alarm_is_in_use():
+    """A SIGALRM handler of the project's (pytest-timeout's signal method): left alone, and
+    no share measured."""
+
+    def own(_signum, _frame):
+        raise AssertionError("the project's alarm went off")
+
+    previous = signal.signal(signal.SIGALRM, own)
+    try:
+        shares = project_shares(
+            lambda side, request: _within(functools.partial(_view, _busy_in_the_project)),
+            {"/project/": [("a", "dj")]},
+            deadline=float("inf"),
+            within=_within.__code__,
+            view=_view.__code__,
+        )
+        assert shares == {"/project/": None}
+        assert signal.getsignal(signal.SIGALRM) is own
+    finally:
+        signal.signal(signal.SIGALRM, previous)
 
 
 def test_too_few_samples_give_no_share():
